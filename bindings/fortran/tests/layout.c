@@ -1,0 +1,18 @@
+/* layout.c -- the C side of the Fortran struct-layout test: sizes and offsets of the
+   info structs as the C compiler lays them out, for comparison with bind(C) types. */
+#include <stddef.h>
+#include <psv/psv.h>
+
+int64_t psv_test_c_sizeof(int32_t which) {
+    return which == 0 ? (int64_t)sizeof(psv_matrix_info) : (int64_t)sizeof(psv_tile_info);
+}
+int64_t psv_test_c_offset(int32_t which) {
+    switch (which) {
+    case 0: return (int64_t)offsetof(psv_matrix_info, padding_ratio);
+    case 1: return (int64_t)offsetof(psv_matrix_info, kernel);
+    case 2: return (int64_t)offsetof(psv_matrix_info, build_seconds);
+    case 3: return (int64_t)offsetof(psv_matrix_info, reserved);
+    case 4: return (int64_t)offsetof(psv_tile_info, index_bits);
+    default: return (int64_t)offsetof(psv_tile_info, reserved);
+    }
+}
