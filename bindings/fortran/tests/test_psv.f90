@@ -31,7 +31,8 @@ program test_psv
 
   call expect(psv_version_number() == PSV_VERSION_NUMBER_CONST, "version number")
   call expect(psv_backend_available(PSV_BACKEND_CPU) == 1, "CPU backend available")
-  call expect(psv_type_size(PSV_FP64) == 8 .and. psv_type_size(PSV_BOOL) == 1, "psv_type_size")
+  call expect(psv_type_size(PSV_FP64) == 8, "psv_type_size(PSV_FP64)")
+  call expect(psv_type_size(PSV_BOOL) == 1, "psv_type_size(PSV_BOOL)")
   call expect(index(psv_status_name(PSV_ERROR_IO), "PSV_ERROR_IO") == 1, "psv_status_name")
 
   ! Layout of the bind(C) types against the C compiler's.
