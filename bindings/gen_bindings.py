@@ -11,6 +11,7 @@ Writes (all checked in):
 
 Only the Python standard library is used. The parser knows the header's style, not C:
   - `#define PSV_NAME <integer expression>` -> a constant (expressions may use earlier ones);
+    a double literal or a "string" literal gives a constant of that type;
   - `typedef <int type> psv_x;` -> an alias; `typedef struct psv_x_s psv_x;` -> an opaque handle;
   - `typedef struct psv_x { <scalar or array fields> } psv_x;` -> a C-layout struct;
   - `PSV_API <ret> name(<params>);` (any number of lines) -> a function.
@@ -139,7 +140,12 @@ def parse_header(text):
         name, expr = m.group(1), m.group(2).strip()
         if not expr:
             continue
-        val = eval_int(expr, consts)
+        if re.fullmatch(r'"[^"\\]*"', expr):
+            val = expr[1:-1]                        # a string constant
+        elif re.fullmatch(r"[-+]?(\d+\.\d*|\.\d+)([eE][-+]?\d+)?|[-+]?\d+[eE][-+]?\d+", expr):
+            val = float(expr)                       # a double constant
+        else:
+            val = eval_int(expr, consts)
         consts[name] = val
         h.consts.append((name, val))
 
@@ -301,9 +307,14 @@ def gen_fortran(h):
     L.append("  ! ---- constants (#define PSV_*) ----")
     for name, val in h.consts:
         fname = name + "_CONST" if name.lower() in funcs_lower else name
-        kind = "c_int32_t" if -2**31 <= val < 2**31 else "c_int64_t"
         note = "  ! C: " + name if fname != name else ""
-        L.append("  integer(%s), parameter :: %s = %d%s" % (kind, fname, val, note))
+        if isinstance(val, str):
+            L.append("  character(len=*), parameter :: %s = \"%s\"%s" % (fname, val, note))
+        elif isinstance(val, float):
+            L.append("  real(c_double), parameter :: %s = %r_c_double%s" % (fname, val, note))
+        else:
+            kind = "c_int32_t" if -2**31 <= val < 2**31 else "c_int64_t"
+            L.append("  integer(%s), parameter :: %s = %d%s" % (kind, fname, val, note))
     L.append("")
     for sname, fields in h.structs:
         L.append("  type, bind(C) :: %s" % sname)
@@ -422,8 +433,13 @@ def gen_rust(h):
         L.append("pub type %s = %s;" % (name, BASE[base][2]))
     L.append("")
     for name, val in h.consts:
-        ty = "i32" if -2**31 <= val < 2**31 else "i64"
-        L.append("pub const %s: %s = %d;" % (name, ty, val))
+        if isinstance(val, str):
+            L.append("pub const %s: &str = \"%s\";" % (name, val))
+        elif isinstance(val, float):
+            L.append("pub const %s: f64 = %r;" % (name, val))
+        else:
+            ty = "i32" if -2**31 <= val < 2**31 else "i64"
+            L.append("pub const %s: %s = %d;" % (name, ty, val))
     L.append("")
     for hd in h.handles:
         L.append("/// Opaque handle (`%s` in C); only ever used behind a pointer." % hd)
@@ -514,8 +530,13 @@ def gen_julia(h):
         L.append("const %s = %s" % (name, BASE[base][3]))
     L.append("")
     for name, val in h.consts:
-        ty = "Int32" if -2**31 <= val < 2**31 else "Int64"
-        L.append("const %s = %s(%d)" % (name, ty, val))
+        if isinstance(val, str):
+            L.append("const %s = \"%s\"" % (name, val))
+        elif isinstance(val, float):
+            L.append("const %s = %r" % (name, val))
+        else:
+            ty = "Int32" if -2**31 <= val < 2**31 else "Int64"
+            L.append("const %s = %s(%d)" % (name, ty, val))
     L.append("")
     for hd in h.handles:
         L.append("const %s = Cvoid  # opaque handle, used as Ptr{%s}" % (hd, hd))

@@ -6,7 +6,8 @@
     handled with no change to the generator, with the mappings the README documents;
   - the Julia module is textually sound (it cannot be run here): each ccall's argument type
     tuple has as many entries as arguments, blocks balance, every function is exported;
-  - the Fortran module compiles (gfortran, when present) from a header with new functions.
+  - the Fortran module and the Rust crate compile (gfortran, rustc, when present) from a
+    header with new functions.
 """
 import os
 import re
@@ -41,6 +42,8 @@ PSV_API psv_status psv_rwr(psv_vector **rank, int32_t *iterations, const psv_mat
 /** Degrees into a caller array of n entries. */
 PSV_API psv_status psv_matrix_degrees(const psv_matrix *A, int64_t *degrees, int64_t n);
 #define PSV_NEW_CONSTANT (PSV_VERSION_NUMBER + 1)
+#define PSV_DEFAULT_DAMPING 0.85  /* a double */
+#define PSV_VERSION_STRING "0.1.0"
 """
 
 
@@ -109,6 +112,8 @@ class NewPrototypes(unittest.TestCase):
         deg = self.block("psv_matrix_degrees")
         self.assertIn("integer(c_int64_t), intent(out), optional :: degrees(*)", deg)
         self.assertIn("PSV_NEW_CONSTANT = 101", self.f90)
+        self.assertIn("real(c_double), parameter :: PSV_DEFAULT_DAMPING = 0.85_c_double", self.f90)
+        self.assertIn('character(len=*), parameter :: PSV_VERSION_STRING = "0.1.0"', self.f90)
         # Existing mappings.
         self.assertIn("intent(inout), optional :: n  !", self.block("psv_matrix_extract_tuples"))
         self.assertIn("intent(out), optional :: rows(*)", self.block("psv_matrix_extract_tuples"))
@@ -123,6 +128,9 @@ class NewPrototypes(unittest.TestCase):
         rs, jl = self.out[gb.OUT_RUST], self.out[gb.OUT_JULIA]
         self.assertIn("pub fn psv_rwr(", rs)
         self.assertIn("seeds: *const i64,", rs)
+        self.assertIn("pub const PSV_DEFAULT_DAMPING: f64 = 0.85;", rs)
+        self.assertIn('pub const PSV_VERSION_STRING: &str = "0.1.0";', rs)
+        self.assertIn('const PSV_VERSION_STRING = "0.1.0"', jl)
         self.assertIn("hubs: *mut *mut psv_vector,", rs)
         self.assertIn("(Ptr{Ptr{psv_vector}}, Ptr{Ptr{psv_vector}}, Ptr{Int32}, Ptr{psv_matrix}, "
                       "Cdouble, Int32)", jl)
@@ -137,6 +145,18 @@ class NewPrototypes(unittest.TestCase):
                 fh.write(self.f90)
             r = subprocess.run([gfortran, "-std=f2018", "-Wall", "-Werror", "-c", src],
                                cwd=d, capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_rust_compiles(self):
+        rustc = shutil.which("rustc")
+        if not rustc:
+            self.skipTest("no rustc")
+        with tempfile.TemporaryDirectory() as d:
+            src = os.path.join(d, "lib.rs")
+            with open(src, "w") as fh:
+                fh.write(self.out[gb.OUT_RUST])
+            r = subprocess.run([rustc, "--edition", "2021", "--crate-type", "lib", "-D", "warnings",
+                                "--out-dir", d, src], capture_output=True, text=True)
             self.assertEqual(r.returncode, 0, r.stderr)
 
     def test_unsupported_type_is_an_error_not_a_guess(self):

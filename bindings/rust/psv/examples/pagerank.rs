@@ -8,8 +8,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let ctx = Context::new(Backend::Cpu)?;
     let a = Matrix::read(&ctx, &path)?;
     let (rank, iterations, converged) = psv::pagerank(&a, 0.85, 1e-7, 100)?;
-    println!("{path}: {} vertices, {} edges, {iterations} iterations, converged: {converged}",
-             a.nrows()?, a.nvals()?);
+    println!(
+        "{path}: {} vertices, {} edges, {iterations} iterations, converged: {converged}",
+        a.nrows()?,
+        a.nvals()?
+    );
     let mut order: Vec<usize> = (0..rank.len()).collect();
     order.sort_by(|&i, &j| rank[j].total_cmp(&rank[i]).then(i.cmp(&j)));
     for &v in order.iter().take(top) {

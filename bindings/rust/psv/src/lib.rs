@@ -61,7 +61,9 @@ pub type Result<T> = std::result::Result<T, Error>;
 /// The static English name of a status code.
 pub fn status_string(status: i32) -> String {
     // SAFETY: psv_status_string returns a static, never-NULL, NUL-terminated string.
-    unsafe { CStr::from_ptr(sys::psv_status_string(status)) }.to_string_lossy().into_owned()
+    unsafe { CStr::from_ptr(sys::psv_status_string(status)) }
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// Version of the linked library, `major * 10000 + minor * 100 + patch`.
@@ -73,7 +75,10 @@ pub fn version_number() -> i32 {
 pub const HEADER_VERSION_NUMBER: i32 = sys::PSV_VERSION_NUMBER;
 
 fn local_error(status: i32, message: impl Into<String>) -> Error {
-    Error { status, message: message.into() }
+    Error {
+        status,
+        message: message.into(),
+    }
 }
 
 /// Where a context runs.
@@ -270,7 +275,10 @@ impl Context {
         let s = unsafe { sys::psv_context_create(backend.raw(), device, &mut raw) };
         if s < 0 {
             // No context exists to hold a message: psv_context_last_error(NULL) gives a static one.
-            return Err(local_error(s, cstr(unsafe { sys::psv_context_last_error(ptr::null()) })));
+            return Err(local_error(
+                s,
+                cstr(unsafe { sys::psv_context_last_error(ptr::null()) }),
+            ));
         }
         Ok(Context { raw })
     }
@@ -301,7 +309,10 @@ impl Context {
     /// Turn a status into Ok(status >= 0) or Err with this context's message.
     fn check(&self, status: i32) -> Result<i32> {
         if status < 0 {
-            Err(Error { status, message: self.last_error() })
+            Err(Error {
+                status,
+                message: self.last_error(),
+            })
         } else {
             Ok(status)
         }
@@ -340,7 +351,10 @@ impl<'c> Matrix<'c> {
     pub fn read<P: AsRef<Path>>(ctx: &'c Context, path: P) -> Result<Matrix<'c>> {
         let p = path.as_ref();
         let c = CString::new(p.as_os_str().as_encoded_bytes()).map_err(|_| {
-            local_error(sys::PSV_ERROR_INVALID_VALUE, format!("path {:?} contains a NUL byte", p))
+            local_error(
+                sys::PSV_ERROR_INVALID_VALUE,
+                format!("path {:?} contains a NUL byte", p),
+            )
         })?;
         let mut raw = ptr::null_mut();
         ctx.check(unsafe { sys::psv_matrix_read(ctx.raw, c.as_ptr(), &mut raw) })?;
@@ -364,8 +378,16 @@ impl<'c> Matrix<'c> {
                 format!("{} values for {} tuples", values.len(), rows.len()),
             ));
         }
-        Self::build_raw(ctx, T::TYPE, nrows, ncols, rows, cols,
-                        values.as_ptr() as *const c_void, dup)
+        Self::build_raw(
+            ctx,
+            T::TYPE,
+            nrows,
+            ncols,
+            rows,
+            cols,
+            values.as_ptr() as *const c_void,
+            dup,
+        )
     }
 
     /// Build a pattern matrix (every entry 1 of type `ty`; duplicates count once).
@@ -394,13 +416,27 @@ impl<'c> Matrix<'c> {
         if rows.len() != cols.len() {
             return Err(local_error(
                 sys::PSV_ERROR_DIMENSION_MISMATCH,
-                format!("{} row indices but {} column indices", rows.len(), cols.len()),
+                format!(
+                    "{} row indices but {} column indices",
+                    rows.len(),
+                    cols.len()
+                ),
             ));
         }
         let mut raw = ptr::null_mut();
         ctx.check(unsafe {
-            sys::psv_matrix_build(ctx.raw, ty.raw(), nrows, ncols, rows.len() as i64,
-                                  rows.as_ptr(), cols.as_ptr(), values, op_or_noop(dup), &mut raw)
+            sys::psv_matrix_build(
+                ctx.raw,
+                ty.raw(),
+                nrows,
+                ncols,
+                rows.len() as i64,
+                rows.as_ptr(),
+                cols.as_ptr(),
+                values,
+                op_or_noop(dup),
+                &mut raw,
+            )
         })?;
         Ok(Matrix { raw, ctx })
     }
@@ -411,31 +447,36 @@ impl<'c> Matrix<'c> {
 
     pub fn nrows(&self) -> Result<i64> {
         let mut n = 0;
-        self.ctx.check(unsafe { sys::psv_matrix_nrows(self.raw, &mut n) })?;
+        self.ctx
+            .check(unsafe { sys::psv_matrix_nrows(self.raw, &mut n) })?;
         Ok(n)
     }
 
     pub fn ncols(&self) -> Result<i64> {
         let mut n = 0;
-        self.ctx.check(unsafe { sys::psv_matrix_ncols(self.raw, &mut n) })?;
+        self.ctx
+            .check(unsafe { sys::psv_matrix_ncols(self.raw, &mut n) })?;
         Ok(n)
     }
 
     pub fn nvals(&self) -> Result<i64> {
         let mut n = 0;
-        self.ctx.check(unsafe { sys::psv_matrix_nvals(self.raw, &mut n) })?;
+        self.ctx
+            .check(unsafe { sys::psv_matrix_nvals(self.raw, &mut n) })?;
         Ok(n)
     }
 
     pub fn value_type(&self) -> Result<Type> {
         let mut t = 0;
-        self.ctx.check(unsafe { sys::psv_matrix_type(self.raw, &mut t) })?;
+        self.ctx
+            .check(unsafe { sys::psv_matrix_type(self.raw, &mut t) })?;
         Type::from_raw(t).ok_or_else(|| local_error(sys::PSV_ERROR_INVALID_OBJECT, "unknown type"))
     }
 
     pub fn is_pattern(&self) -> Result<bool> {
         let mut p = 0;
-        self.ctx.check(unsafe { sys::psv_matrix_is_pattern(self.raw, &mut p) })?;
+        self.ctx
+            .check(unsafe { sys::psv_matrix_is_pattern(self.raw, &mut p) })?;
         Ok(p != 0)
     }
 
@@ -453,8 +494,13 @@ impl<'c> Matrix<'c> {
         let len = n as usize;
         let (mut r, mut c, mut v) = (vec![0i64; len], vec![0i64; len], vec![T::default(); len]);
         self.ctx.check(unsafe {
-            sys::psv_matrix_extract_tuples(self.raw, r.as_mut_ptr(), c.as_mut_ptr(),
-                                           v.as_mut_ptr() as *mut c_void, &mut n)
+            sys::psv_matrix_extract_tuples(
+                self.raw,
+                r.as_mut_ptr(),
+                c.as_mut_ptr(),
+                v.as_mut_ptr() as *mut c_void,
+                &mut n,
+            )
         })?;
         let n = n as usize;
         r.truncate(n);
@@ -473,20 +519,26 @@ impl<'c> Matrix<'c> {
     /// What the tile-composite form looks like.
     pub fn info(&self) -> Result<MatrixInfo> {
         let mut info = MatrixInfo::default();
-        self.ctx.check(unsafe { sys::psv_matrix_info_get(self.raw, &mut info) })?;
+        self.ctx
+            .check(unsafe { sys::psv_matrix_info_get(self.raw, &mut info) })?;
         Ok(info)
     }
 
     /// One tile of the form (0 .. dense_tiles-1 dense, dense_tiles the sparse one).
     pub fn tile_info(&self, tile: i32) -> Result<TileInfo> {
         let mut info = TileInfo::default();
-        self.ctx.check(unsafe { sys::psv_matrix_tile_info(self.raw, tile, &mut info) })?;
+        self.ctx
+            .check(unsafe { sys::psv_matrix_tile_info(self.raw, tile, &mut info) })?;
         Ok(info)
     }
 
     /// PageRank of this graph; see [`pagerank`].
-    pub fn pagerank(&self, damping: f64, tolerance: f64, max_iterations: i32)
-        -> Result<(Vec<f32>, i32, bool)> {
+    pub fn pagerank(
+        &self,
+        damping: f64,
+        tolerance: f64,
+        max_iterations: i32,
+    ) -> Result<(Vec<f32>, i32, bool)> {
         pagerank(self, damping, tolerance, max_iterations)
     }
 
@@ -531,7 +583,11 @@ impl<'c, T: Scalar> Vector<'c, T> {
     pub fn new(ctx: &'c Context, n: i64) -> Result<Vector<'c, T>> {
         let mut raw = ptr::null_mut();
         ctx.check(unsafe { sys::psv_vector_create(ctx.raw, T::TYPE.raw(), n, &mut raw) })?;
-        Ok(Vector { raw, ctx, _t: PhantomData })
+        Ok(Vector {
+            raw,
+            ctx,
+            _t: PhantomData,
+        })
     }
 
     /// A vector holding `values` (all present).
@@ -543,14 +599,16 @@ impl<'c, T: Scalar> Vector<'c, T> {
 
     pub fn size(&self) -> Result<i64> {
         let mut n = 0;
-        self.ctx.check(unsafe { sys::psv_vector_size(self.raw, &mut n) })?;
+        self.ctx
+            .check(unsafe { sys::psv_vector_size(self.raw, &mut n) })?;
         Ok(n)
     }
 
     /// Number of present entries.
     pub fn nvals(&self) -> Result<i64> {
         let mut n = 0;
-        self.ctx.check(unsafe { sys::psv_vector_nvals(self.raw, &mut n) })?;
+        self.ctx
+            .check(unsafe { sys::psv_vector_nvals(self.raw, &mut n) })?;
         Ok(n)
     }
 
@@ -559,7 +617,11 @@ impl<'c, T: Scalar> Vector<'c, T> {
     pub fn set(&mut self, values: &[T]) -> Result<()> {
         self.ctx
             .check(unsafe {
-                sys::psv_vector_set(self.raw, values.as_ptr() as *const c_void, values.len() as i64)
+                sys::psv_vector_set(
+                    self.raw,
+                    values.as_ptr() as *const c_void,
+                    values.len() as i64,
+                )
             })
             .map(|_| ())
     }
@@ -589,7 +651,9 @@ impl<'c, T: Scalar> Vector<'c, T> {
 
     /// Make every entry absent.
     pub fn clear(&mut self) -> Result<()> {
-        self.ctx.check(unsafe { sys::psv_vector_clear(self.raw) }).map(|_| ())
+        self.ctx
+            .check(unsafe { sys::psv_vector_clear(self.raw) })
+            .map(|_| ())
     }
 
     pub fn set_element(&mut self, i: i64, value: T) -> Result<()> {
@@ -606,7 +670,11 @@ impl<'c, T: Scalar> Vector<'c, T> {
         let s = self.ctx.check(unsafe {
             sys::psv_vector_get_element(self.raw, i, &mut value as *mut T as *mut c_void)
         })?;
-        Ok(if s == sys::PSV_NO_VALUE { None } else { Some(value) })
+        Ok(if s == sys::PSV_NO_VALUE {
+            None
+        } else {
+            Some(value)
+        })
     }
 
     /// The present entries as (indices, values), in increasing index order.
@@ -615,8 +683,12 @@ impl<'c, T: Scalar> Vector<'c, T> {
         let len = n as usize;
         let (mut idx, mut val) = (vec![0i64; len], vec![T::default(); len]);
         self.ctx.check(unsafe {
-            sys::psv_vector_extract_tuples(self.raw, idx.as_mut_ptr(),
-                                           val.as_mut_ptr() as *mut c_void, &mut n)
+            sys::psv_vector_extract_tuples(
+                self.raw,
+                idx.as_mut_ptr(),
+                val.as_mut_ptr() as *mut c_void,
+                &mut n,
+            )
         })?;
         idx.truncate(n as usize);
         val.truncate(n as usize);
@@ -625,15 +697,21 @@ impl<'c, T: Scalar> Vector<'c, T> {
 
     /// self = u op v on the entries present in both.
     pub fn ewise(&mut self, op: Op, u: &Vector<'c, T>, v: &Vector<'c, T>) -> Result<()> {
-        self.ctx.check(unsafe { sys::psv_vector_ewise(self.raw, op.raw(), u.raw, v.raw) }).map(|_| ())
+        self.ctx
+            .check(unsafe { sys::psv_vector_ewise(self.raw, op.raw(), u.raw, v.raw) })
+            .map(|_| ())
     }
 
     /// self = u op scalar on u's present entries.
     pub fn apply(&mut self, op: Op, u: &Vector<'c, T>, scalar: T) -> Result<()> {
         self.ctx
             .check(unsafe {
-                sys::psv_vector_apply(self.raw, op.raw(), u.raw,
-                                      &scalar as *const T as *const c_void)
+                sys::psv_vector_apply(
+                    self.raw,
+                    op.raw(),
+                    u.raw,
+                    &scalar as *const T as *const c_void,
+                )
             })
             .map(|_| ())
     }
@@ -682,7 +760,11 @@ impl<'c, T: Scalar> Semiring<'c, T> {
         ctx.check(unsafe {
             sys::psv_semiring_create(ctx.raw, add.raw(), multiply.raw(), T::TYPE.raw(), &mut raw)
         })?;
-        Ok(Semiring { raw, ctx, _t: PhantomData })
+        Ok(Semiring {
+            raw,
+            ctx,
+            _t: PhantomData,
+        })
     }
 
     pub fn context(&self) -> &'c Context {
@@ -715,7 +797,15 @@ pub fn mxv<'c, T: Scalar>(
     let m = mask.map_or(ptr::null_mut(), |m| m.as_raw_vector());
     w.ctx
         .check(unsafe {
-            sys::psv_mxv(w.raw, m, op_or_noop(accum), semiring.raw, a.raw, u.raw, desc.0)
+            sys::psv_mxv(
+                w.raw,
+                m,
+                op_or_noop(accum),
+                semiring.raw,
+                a.raw,
+                u.raw,
+                desc.0,
+            )
         })
         .map(|_| ())
 }
@@ -723,14 +813,29 @@ pub fn mxv<'c, T: Scalar>(
 /// PageRank (LAGr_PageRank's definition) of the pattern of `a`: (ranks summing to 1,
 /// iterations run, converged). Not converging within `max_iterations` is not an error:
 /// the ranks are returned with `converged == false`.
-pub fn pagerank(a: &Matrix<'_>, damping: f64, tolerance: f64, max_iterations: i32)
-    -> Result<(Vec<f32>, i32, bool)> {
+pub fn pagerank(
+    a: &Matrix<'_>,
+    damping: f64,
+    tolerance: f64,
+    max_iterations: i32,
+) -> Result<(Vec<f32>, i32, bool)> {
     let mut raw = ptr::null_mut();
     let mut iterations = 0i32;
     let s = a.ctx.check(unsafe {
-        sys::psv_pagerank(&mut raw, &mut iterations, a.raw, damping, tolerance, max_iterations)
+        sys::psv_pagerank(
+            &mut raw,
+            &mut iterations,
+            a.raw,
+            damping,
+            tolerance,
+            max_iterations,
+        )
     })?;
     // Own it at once so it is freed whatever happens next.
-    let rank: Vector<'_, f32> = Vector { raw, ctx: a.ctx, _t: PhantomData };
+    let rank: Vector<'_, f32> = Vector {
+        raw,
+        ctx: a.ctx,
+        _t: PhantomData,
+    };
     Ok((rank.get()?, iterations, s != sys::PSV_NOT_CONVERGED))
 }

@@ -8,7 +8,16 @@ fn cpu() -> Context {
 
 // A = [0 1 0 0; 0 0 2 0; 3 4 0 0] (3 x 4)
 fn small(ctx: &Context) -> Matrix<'_> {
-    Matrix::build(ctx, 3, 4, &[0, 1, 2, 2], &[1, 2, 0, 1], &[1.0f64, 2.0, 3.0, 4.0], None).unwrap()
+    Matrix::build(
+        ctx,
+        3,
+        4,
+        &[0, 1, 2, 2],
+        &[1, 2, 0, 1],
+        &[1.0f64, 2.0, 3.0, 4.0],
+        None,
+    )
+    .unwrap()
 }
 
 #[test]
@@ -22,7 +31,10 @@ fn version_and_backend() {
 fn build_and_inspect() {
     let ctx = cpu();
     let a = small(&ctx);
-    assert_eq!((a.nrows().unwrap(), a.ncols().unwrap(), a.nvals().unwrap()), (3, 4, 4));
+    assert_eq!(
+        (a.nrows().unwrap(), a.ncols().unwrap(), a.nvals().unwrap()),
+        (3, 4, 4)
+    );
     assert_eq!(a.value_type().unwrap(), Type::Fp64);
     assert!(!a.is_pattern().unwrap());
     let (r, c, v) = a.extract_tuples::<f64>().unwrap();
@@ -79,7 +91,9 @@ fn vector_ops() {
 #[test]
 fn bad_path_is_io_error_with_message() {
     let ctx = cpu();
-    let e = Matrix::read(&ctx, "/nonexistent/dir/graph.mtx").err().expect("must fail");
+    let e = Matrix::read(&ctx, "/nonexistent/dir/graph.mtx")
+        .err()
+        .expect("must fail");
     assert_eq!(e.status, sys::PSV_ERROR_IO);
     assert!(!e.message.is_empty());
     let shown = e.to_string();
@@ -99,23 +113,36 @@ fn dimension_mismatch() {
     assert!(!e.message.is_empty());
     // A slice of the wrong length for set: the C library says so, nothing is read past it.
     let mut v = Vector::<f64>::new(&ctx, 4).unwrap();
-    assert_eq!(v.set(&[1.0, 2.0]).unwrap_err().status, sys::PSV_ERROR_DIMENSION_MISMATCH);
+    assert_eq!(
+        v.set(&[1.0, 2.0]).unwrap_err().status,
+        sys::PSV_ERROR_DIMENSION_MISMATCH
+    );
     // PageRank needs a square matrix.
-    assert_eq!(psv::pagerank(&a, 0.85, 1e-6, 10).unwrap_err().status,
-               sys::PSV_ERROR_DIMENSION_MISMATCH);
+    assert_eq!(
+        psv::pagerank(&a, 0.85, 1e-6, 10).unwrap_err().status,
+        sys::PSV_ERROR_DIMENSION_MISMATCH
+    );
     // Values slice shorter than the tuples: caught before the call.
-    let e = Matrix::build(&ctx, 2, 2, &[0, 1], &[0, 1], &[1.0f32], None).err().unwrap();
+    let e = Matrix::build(&ctx, 2, 2, &[0, 1], &[0, 1], &[1.0f32], None)
+        .err()
+        .unwrap();
     assert_eq!(e.status, sys::PSV_ERROR_DIMENSION_MISMATCH);
 }
 
 #[test]
 fn other_errors() {
     let ctx = cpu();
-    let e = Semiring::<f64>::new(&ctx, Op::Minus, Op::Times).err().unwrap();
+    let e = Semiring::<f64>::new(&ctx, Op::Minus, Op::Times)
+        .err()
+        .unwrap();
     assert_eq!(e.status, sys::PSV_ERROR_DOMAIN_MISMATCH);
-    let e = Matrix::build(&ctx, 2, 2, &[0, 5], &[0, 1], &[1i64, 2], None).err().unwrap();
+    let e = Matrix::build(&ctx, 2, 2, &[0, 5], &[0, 1], &[1i64, 2], None)
+        .err()
+        .unwrap();
     assert_eq!(e.status, sys::PSV_ERROR_INVALID_INDEX);
-    let e = Matrix::build(&ctx, 2, 2, &[0, 0], &[1, 1], &[1i32, 2], None).err().unwrap();
+    let e = Matrix::build(&ctx, 2, 2, &[0, 0], &[1, 1], &[1i32, 2], None)
+        .err()
+        .unwrap();
     assert_eq!(e.status, sys::PSV_ERROR_DUPLICATE_ENTRY);
     let a = Matrix::build(&ctx, 2, 2, &[0, 0], &[1, 1], &[1i32, 2], Some(Op::Plus)).unwrap();
     assert_eq!(a.extract_tuples::<i32>().unwrap().2, vec![3]);

@@ -8,10 +8,13 @@ fn graph() -> Option<PathBuf> {
         return Some(PathBuf::from(p));
     }
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../..");
-    ["tests/data/email-Eu-core.txt.gz", "examples/data/wiki-Vote.txt.gz"]
-        .iter()
-        .map(|p| root.join(p))
-        .find(|p| p.exists())
+    [
+        "tests/data/email-Eu-core.txt.gz",
+        "examples/data/wiki-Vote.txt.gz",
+    ]
+    .iter()
+    .map(|p| root.join(p))
+    .find(|p| p.exists())
 }
 
 #[test]
@@ -25,13 +28,20 @@ fn pagerank_on_real_graph() {
     let a = Matrix::read(&ctx, &path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let n = a.nrows().unwrap();
     assert_eq!(n, a.ncols().unwrap());
-    assert!(n > 100 && a.nvals().unwrap() > n, "{} is not a real graph", path.display());
+    assert!(
+        n > 100 && a.nvals().unwrap() > n,
+        "{} is not a real graph",
+        path.display()
+    );
     let (rank, iterations, converged) = psv::pagerank(&a, 0.85, 1e-7, 200).unwrap();
     assert!(converged, "not converged in {iterations} iterations");
     assert_eq!(rank.len() as i64, n);
     let sum: f64 = rank.iter().map(|&r| r as f64).sum();
     assert!((sum - 1.0).abs() < 1e-3, "ranks sum to {sum}");
-    assert!(rank.iter().all(|&r| r > 0.0), "every vertex has rank >= (1-d)/n");
+    assert!(
+        rank.iter().all(|&r| r > 0.0),
+        "every vertex has rank >= (1-d)/n"
+    );
     // Ranks are deterministic on one backend.
     let (again, _, _) = psv::pagerank(&a, 0.85, 1e-7, 200).unwrap();
     assert_eq!(rank, again);
