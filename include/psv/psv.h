@@ -1,0 +1,459 @@
+/*
+ * psv.h -- the psv C API: sparse matrix-vector products on power-law graphs.
+ *
+ * This file is the whole public interface: a function that is not declared here is not API.
+ *
+ * Conventions
+ *  - Every function returns a psv_status: PSV_SUCCESS (0), a warning (> 0) or an error (< 0).
+ *    Status values are frozen and append-only. psv_status_string() names them; the detail of the
+ *    last failure is kept in the object's context (psv_context_last_error).
+ *  - Objects are opaque handles created by a *_create / *_build / *_read call and released by
+ *    the matching *_free(T **), which is NULL-safe and sets the caller's handle to NULL.
+ *  - Every object remembers the context that created it; mixing objects of two contexts in one
+ *    call is PSV_ERROR_CONTEXT_MISMATCH. A freed or garbage handle is detected (magic numbers)
+ *    and reported as PSV_ERROR_UNINITIALIZED_OBJECT, never dereferenced beyond its header.
+ *  - Enumerations cross the ABI as int32_t; indices and sizes are int64_t (0-based).
+ *  - A call that fails leaves its outputs untouched and allocates nothing that outlives it.
+ *  - Operation order follows the GraphBLAS C API: output, mask, accumulator, operator, inputs,
+ *    descriptor. A NULL mask, PSV_NOOP accumulator and 0 descriptor mean "none".
+ *
+ * Thread safety
+ *  - Distinct contexts (and their objects) may be used from different threads concurrently.
+ *  - Calls on objects of one context are serialized by a lock inside the context: they are safe
+ *    from several threads but do not run concurrently. psv_context_last_error() returns the
+ *    message of the last failed call made by the calling thread on that context.
+ */
+#ifndef PSV_H
+#define PSV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "psv_export.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------------------------
+ * Versions
+ * ------------------------------------------------------------------------------------------- */
+#define PSV_VERSION_MAJOR 0
+#define PSV_VERSION_MINOR 1
+#define PSV_VERSION_PATCH 0
+#define PSV_VERSION_NUMBER (PSV_VERSION_MAJOR * 10000 + PSV_VERSION_MINOR * 100 + PSV_VERSION_PATCH)
+
+/** The version of the library actually linked: PSV_VERSION_NUMBER at the time it was built. */
+PSV_API int32_t psv_version_number(void);
+
+/* ---------------------------------------------------------------------------------------------
+ * Status codes (frozen; append only). Numbered like GrB_Info where the meaning is the same.
+ * ------------------------------------------------------------------------------------------- */
+typedef int32_t psv_status;
+
+#define PSV_SUCCESS                       0
+#define PSV_NO_VALUE                      1    /* the requested vector entry is not present    */
+#define PSV_NOT_CONVERGED                 2    /* an iteration stopped at its limit; the
+                                                  result is still delivered                   */
+#define PSV_ERROR_UNINITIALIZED_OBJECT   (-1)  /* freed, garbage or never-created handle      */
+#define PSV_ERROR_NULL_POINTER           (-2)  /* a required pointer argument is NULL         */
+#define PSV_ERROR_INVALID_VALUE          (-3)  /* an argument has a value outside its domain  */
+#define PSV_ERROR_INVALID_INDEX          (-4)  /* an index is negative or beyond a dimension  */
+#define PSV_ERROR_DOMAIN_MISMATCH        (-5)  /* types or operators do not fit together      */
+#define PSV_ERROR_DIMENSION_MISMATCH     (-6)  /* sizes do not fit together                   */
+#define PSV_ERROR_NOT_IMPLEMENTED        (-8)  /* valid request that this build cannot serve  */
+#define PSV_ERROR_PANIC                  (-101) /* internal error: a bug, please report       */
+#define PSV_ERROR_OUT_OF_MEMORY          (-102) /* host or device memory exhausted            */
+#define PSV_ERROR_INSUFFICIENT_SPACE     (-103) /* an output buffer is too small              */
+#define PSV_ERROR_INVALID_OBJECT         (-104) /* an object is internally inconsistent       */
+#define PSV_ERROR_DUPLICATE_ENTRY        (-110) /* build: a duplicate (i,j) with dup PSV_NOOP */
+#define PSV_ERROR_CONTEXT_MISMATCH       (-200) /* objects of different contexts mixed        */
+#define PSV_ERROR_BACKEND_UNAVAILABLE    (-201) /* backend not built, or no device present    */
+#define PSV_ERROR_IO                     (-202) /* a file cannot be opened or read            */
+#define PSV_ERROR_PARSE                  (-203) /* a file's content is malformed (the message
+                                                   names the line)                            */
+#define PSV_ERROR_DEVICE                 (-204) /* a device (CUDA) call failed otherwise      */
+
+/** A static, never-NULL English name of a status ("PSV_ERROR_NULL_POINTER: ..."). */
+PSV_API const char *psv_status_string(psv_status s);
+
+/* ---------------------------------------------------------------------------------------------
+ * Enumerations
+ * ------------------------------------------------------------------------------------------- */
+typedef int32_t psv_backend;
+#define PSV_BACKEND_AUTO 0  /* CUDA where a device exists, else CPU */
+#define PSV_BACKEND_CPU  1  /* OpenMP on the host                    */
+#define PSV_BACKEND_CUDA 2  /* an NVIDIA GPU                         */
+
+typedef int32_t psv_type;
+#define PSV_BOOL  1  /* stored as one byte, 0 or 1 */
+#define PSV_INT32 2
+#define PSV_INT64 3
+#define PSV_FP32  4
+#define PSV_FP64  5
+
+/** Size in bytes of one value of type t, or 0 if t is not a psv_type. */
+PSV_API size_t psv_type_size(psv_type t);
+
+/*
+ * Binary operators. x is the left operand (the matrix entry in a semiring multiply), y the right.
+ * Integer arithmetic wraps (two's complement), never undefined behaviour; integer x/0 is 0 and
+ * INT_MIN/-1 is INT_MIN. Logical operators treat nonzero as true and return 0 or 1.
+ * On PSV_BOOL the arithmetic operators act as GraphBLAS defines them: PLUS and MAX are LOR,
+ * TIMES and MIN are LAND, MINUS is LXOR, DIV is FIRST.
+ */
+typedef int32_t psv_op;
+#define PSV_NOOP    0   /* "no operator": no accumulator, or an error on duplicates    */
+#define PSV_PLUS    1   /* x + y          monoid, identity 0                           */
+#define PSV_TIMES   2   /* x * y          monoid, identity 1                           */
+#define PSV_MIN     3   /* min(x, y)      monoid, identity +inf (or the type's max)    */
+#define PSV_MAX     4   /* max(x, y)      monoid, identity -inf (or the type's min)    */
+#define PSV_FIRST   5   /* x                                                           */
+#define PSV_SECOND  6   /* y                                                           */
+#define PSV_PAIR    7   /* 1                                                           */
+#define PSV_LOR     8   /* x || y         monoid, identity 0                           */
+#define PSV_LAND    9   /* x && y         monoid, identity 1                           */
+#define PSV_LXOR    10  /* x != y (logical) monoid, identity 0                         */
+#define PSV_MINUS   11  /* x - y                                                       */
+#define PSV_DIV     12  /* x / y                                                       */
+#define PSV_ABSDIFF 13  /* |x - y| (element-wise only; handy for L1 differences)       */
+
+/* Descriptor bits for psv_mxv (OR them together; 0 = none). */
+#define PSV_DESC_TRANSPOSE_A      1  /* use A' instead of A (built once, then cached)      */
+#define PSV_DESC_MASK_COMPLEMENT  2  /* write where the mask is false                     */
+#define PSV_DESC_MASK_STRUCTURE   4  /* the mask is the pattern of m, its values ignored  */
+#define PSV_DESC_REPLACE          8  /* entries of w outside the mask are deleted          */
+
+/* Matrix format options: psv_context_set_option (defaults for later matrices) and
+   psv_matrix_set_option (this matrix; its format is rebuilt at once). */
+typedef int32_t psv_option;
+#define PSV_OPT_TILE_WIDTH     1  /* columns per column tile; 0 = choose for the backend      */
+#define PSV_OPT_MAX_TILES      2  /* most dense column tiles; -1 = Algorithm 1's stopping
+                                     rule alone, 0 = no dense tiles (one sparse tile)         */
+#define PSV_OPT_WORKLOAD_SIZE  3  /* target non-zeros per warp workload; 0 = autotune         */
+#define PSV_OPT_KERNEL         4  /* a PSV_KERNEL_* value                                      */
+#define PSV_OPT_PROGRESS       5  /* 1: report progress of long loads and builds on stderr    */
+
+typedef int32_t psv_kernel;
+#define PSV_KERNEL_AUTO            0  /* tile-composite, or CSR where tiling does not pay */
+#define PSV_KERNEL_TILE_COMPOSITE  1  /* the paper's tiled composite CSR-vector/ELL form  */
+#define PSV_KERNEL_TILE_COO        2  /* the paper's TILE-COO baseline                    */
+#define PSV_KERNEL_CSR             3  /* plain CSR (vector) kernel                        */
+
+/* ---------------------------------------------------------------------------------------------
+ * Handles (incomplete types: const means const)
+ * ------------------------------------------------------------------------------------------- */
+typedef struct psv_context_s  psv_context;
+typedef struct psv_matrix_s   psv_matrix;
+typedef struct psv_vector_s   psv_vector;
+typedef struct psv_semiring_s psv_semiring;
+
+/* ---------------------------------------------------------------------------------------------
+ * Contexts
+ * ------------------------------------------------------------------------------------------- */
+
+/**
+ * Create a context: a backend, (for CUDA) a device, stream and memory pool, and the defaults
+ * for matrix formats.
+ * @param[in]  backend  PSV_BACKEND_AUTO, PSV_BACKEND_CPU or PSV_BACKEND_CUDA
+ * @param[in]  device   CUDA device ordinal (ignored by the CPU backend); must be >= 0
+ * @param[out] ctx      the new context; untouched on failure
+ * @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER (ctx NULL); PSV_ERROR_INVALID_VALUE (unknown
+ *         backend, negative or absent device); PSV_ERROR_BACKEND_UNAVAILABLE (CUDA requested
+ *         but not built or no device); PSV_ERROR_OUT_OF_MEMORY; PSV_ERROR_DEVICE.
+ */
+PSV_API psv_status psv_context_create(psv_backend backend, int32_t device, psv_context **ctx);
+
+/** Free a context. Objects still alive in it become unusable (their calls return
+ *  PSV_ERROR_UNINITIALIZED_OBJECT) and must still be freed by their own *_free. NULL-safe. */
+PSV_API void psv_context_free(psv_context **ctx);
+
+/** The message of the calling thread's last failed call on ctx ("" if none; a static text if
+ *  ctx is NULL or invalid). Valid until that thread's next failing call on ctx. */
+PSV_API const char *psv_context_last_error(const psv_context *ctx);
+
+/**
+ * The backend a context runs on (never PSV_BACKEND_AUTO).
+ * @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT.
+ */
+PSV_API psv_status psv_context_backend(const psv_context *ctx, psv_backend *backend);
+
+/**
+ * Set a default format option for matrices built later in this context.
+ * @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT;
+ *         PSV_ERROR_INVALID_VALUE (unknown option or value out of range).
+ */
+PSV_API psv_status psv_context_set_option(psv_context *ctx, psv_option option, int64_t value);
+
+/** Whether a backend can be used on this machine: 1 if a context of it can be created, else 0. */
+PSV_API int32_t psv_backend_available(psv_backend backend);
+
+/* ---------------------------------------------------------------------------------------------
+ * Semirings: add must be a monoid (PLUS, TIMES, MIN, MAX, LOR, LAND, LXOR); multiply any of
+ * PLUS, TIMES, MIN, MAX, FIRST, SECOND, PAIR, LOR, LAND, LXOR, MINUS, DIV. Every combination is
+ * supported for every type.
+ * ------------------------------------------------------------------------------------------- */
+
+/**
+ * @param[out] s  the semiring; untouched on failure
+ * @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT (ctx);
+ *         PSV_ERROR_DOMAIN_MISMATCH (add is not a monoid, or an operator not allowed in that
+ *         place); PSV_ERROR_INVALID_VALUE (unknown operator or type); PSV_ERROR_OUT_OF_MEMORY.
+ */
+PSV_API psv_status psv_semiring_create(psv_context *ctx, psv_op add, psv_op multiply,
+                                       psv_type type, psv_semiring **s);
+PSV_API void psv_semiring_free(psv_semiring **s);
+
+/* ---------------------------------------------------------------------------------------------
+ * Matrices
+ * ------------------------------------------------------------------------------------------- */
+
+/**
+ * Build a matrix from coordinate tuples and convert it to tile-composite form (on the context's
+ * backend) using the context's format options.
+ * @param[in] type    value type
+ * @param[in] nrows, ncols  dimensions, 0 .. 2^31-1
+ * @param[in] nvals   number of tuples (>= 0); rows, cols (and values) hold nvals entries each
+ * @param[in] values  nvals values of `type`, or NULL for a pattern matrix (every entry 1)
+ * @param[in] dup     operator combining duplicate (i,j); PSV_NOOP: a duplicate is an error.
+ *                    Ignored for a pattern matrix (duplicates count once).
+ * @param[out] A      the matrix; untouched on failure
+ * @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER (ctx, A, or rows/cols with nvals > 0);
+ *         PSV_ERROR_UNINITIALIZED_OBJECT; PSV_ERROR_INVALID_VALUE (type, dims or nvals out of
+ *         range, dup not a binary operator); PSV_ERROR_INVALID_INDEX (an index outside the
+ *         dimensions); PSV_ERROR_DUPLICATE_ENTRY; PSV_ERROR_OUT_OF_MEMORY; PSV_ERROR_DEVICE.
+ */
+PSV_API psv_status psv_matrix_build(psv_context *ctx, psv_type type, int64_t nrows,
+                                    int64_t ncols, int64_t nvals, const int64_t *rows,
+                                    const int64_t *cols, const void *values, psv_op dup,
+                                    psv_matrix **A);
+
+/**
+ * Read a graph or matrix file, detecting its format: Matrix Market coordinate (real, integer,
+ * pattern; general, symmetric, skew-symmetric) or a SNAP-style edge list ('#'/'%' comments,
+ * tabs or spaces, CRLF, an optional third column of weights), either plain or gzip-compressed.
+ * Matrix Market files give their own type (real: PSV_FP64, integer: PSV_INT64, pattern: a
+ * pattern PSV_FP32 matrix). Edge lists have max id + 1 vertices, are 0-based, and give a pattern
+ * PSV_FP32 matrix (duplicates count once) or, with a third column on every line, PSV_FP64
+ * weights (duplicates summed).
+ * @param[out] A  the matrix; untouched on failure
+ * @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT;
+ *         PSV_ERROR_IO (cannot open or read); PSV_ERROR_PARSE (malformed: the message names the
+ *         line); PSV_ERROR_INVALID_INDEX (an index out of range; the message names the line);
+ *         PSV_ERROR_OUT_OF_MEMORY; PSV_ERROR_DEVICE.
+ */
+PSV_API psv_status psv_matrix_read(psv_context *ctx, const char *path, psv_matrix **A);
+
+/** Free a matrix (and its cached transpose). NULL-safe. */
+PSV_API void psv_matrix_free(psv_matrix **A);
+
+/** Dimensions, number of stored entries, value type, and whether it is a pattern matrix.
+ *  @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT. */
+PSV_API psv_status psv_matrix_nrows(const psv_matrix *A, int64_t *nrows);
+PSV_API psv_status psv_matrix_ncols(const psv_matrix *A, int64_t *ncols);
+PSV_API psv_status psv_matrix_nvals(const psv_matrix *A, int64_t *nvals);
+PSV_API psv_status psv_matrix_type(const psv_matrix *A, psv_type *type);
+PSV_API psv_status psv_matrix_is_pattern(const psv_matrix *A, int32_t *is_pattern);
+
+/**
+ * Export the entries as tuples, sorted by row then column.
+ * @param[out]    rows, cols  *n entries each (either may be NULL to skip it)
+ * @param[out]    values      *n values of the matrix type (NULL to skip; a pattern gives 1s)
+ * @param[in,out] n           in: capacity of the arrays; out: number written
+ * @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER (A or n); PSV_ERROR_UNINITIALIZED_OBJECT;
+ *         PSV_ERROR_INSUFFICIENT_SPACE (*n < nvals; nothing written, *n untouched).
+ */
+PSV_API psv_status psv_matrix_extract_tuples(const psv_matrix *A, int64_t *rows, int64_t *cols,
+                                             void *values, int64_t *n);
+
+/**
+ * Change a format option of this matrix and rebuild its tile-composite form (and drop the cached
+ * transpose, rebuilt with the new options when next used). On failure the old form is kept.
+ * @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT;
+ *         PSV_ERROR_INVALID_VALUE; PSV_ERROR_OUT_OF_MEMORY; PSV_ERROR_DEVICE.
+ */
+PSV_API psv_status psv_matrix_set_option(psv_matrix *A, psv_option option, int64_t value);
+
+/** What the tile-composite form of a matrix looks like (psv_matrix_info). */
+typedef struct psv_matrix_info {
+    int64_t nrows, ncols, nvals;
+    int64_t tile_width;          /* columns per dense column tile                           */
+    int32_t dense_tiles;         /* dense column tiles (Algorithm 1)                        */
+    int32_t sparse_tile;         /* 1 if a sparse remainder tile exists                     */
+    int64_t dense_columns;       /* columns covered by dense tiles                          */
+    int64_t dense_nvals;         /* entries in dense tiles                                  */
+    int64_t workloads;           /* warp workloads, all tiles                               */
+    int64_t row_major_workloads; /* of which CSR-vector style (w >= h)                      */
+    int64_t stored_entries;      /* entries stored, padding included                        */
+    double  padding_ratio;       /* stored_entries / nvals (1 = no padding)                 */
+    int64_t bytes;               /* bytes of the tile-composite form on its backend         */
+    int64_t workload_size;       /* the workload size of the first tile (autotuned or set)  */
+    int32_t kernel;              /* PSV_KERNEL_* that psv_mxv uses for this matrix          */
+    int32_t backend;             /* where the form lives                                    */
+    int32_t max_row_length, max_col_length;
+    double  build_seconds;       /* time to build the form                                  */
+    int64_t reserved[8];
+} psv_matrix_info;
+
+/** @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT. */
+PSV_API psv_status psv_matrix_info_get(const psv_matrix *A, psv_matrix_info *info);
+
+/** One tile of the form (tile 0 .. dense_tiles-1 dense, dense_tiles the sparse one). */
+typedef struct psv_tile_info {
+    int64_t col_begin, col_end;  /* range in the length-ranked column order                */
+    int64_t rows;                /* rows with at least one entry in the tile                */
+    int64_t nvals;               /* entries in the tile                                     */
+    int64_t workloads, row_major_workloads;
+    int64_t workload_size;
+    int64_t stored_entries;
+    int32_t index_bits;          /* width of the tile-local column indices: 16 or 32        */
+    int32_t is_sparse;
+    int64_t reserved[4];
+} psv_tile_info;
+
+/** @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT;
+ *          PSV_ERROR_INVALID_INDEX (no such tile). */
+PSV_API psv_status psv_matrix_tile_info(const psv_matrix *A, int32_t tile, psv_tile_info *info);
+
+/* ---------------------------------------------------------------------------------------------
+ * Vectors: n values of one type, each either present or absent (GraphBLAS meaning). A vector
+ * is created with no entry present; psv_vector_set and psv_vector_fill make every entry present.
+ * On the CUDA backend the values live in device memory.
+ * ------------------------------------------------------------------------------------------- */
+
+/** @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT;
+ *          PSV_ERROR_INVALID_VALUE (type, n < 0 or n > 2^31-1); PSV_ERROR_OUT_OF_MEMORY. */
+PSV_API psv_status psv_vector_create(psv_context *ctx, psv_type type, int64_t n,
+                                     psv_vector **v);
+PSV_API void psv_vector_free(psv_vector **v);
+
+/** Size, number of present entries, type.
+ *  @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT. */
+PSV_API psv_status psv_vector_size(const psv_vector *v, int64_t *n);
+PSV_API psv_status psv_vector_nvals(const psv_vector *v, int64_t *nvals);
+PSV_API psv_status psv_vector_type(const psv_vector *v, psv_type *type);
+
+/**
+ * Copy n values of the vector's type from host memory; every entry becomes present.
+ * @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT;
+ *         PSV_ERROR_DIMENSION_MISMATCH (n differs from the size); PSV_ERROR_DEVICE.
+ */
+PSV_API psv_status psv_vector_set(psv_vector *v, const void *values, int64_t n);
+
+/**
+ * Copy the n values to host memory; absent entries read as zero.
+ * @return as psv_vector_set.
+ */
+PSV_API psv_status psv_vector_get(const psv_vector *v, void *values, int64_t n);
+
+/**
+ * Device-pointer import/export (CUDA backend): copy n values from / to device memory on the
+ * context's device, with no host round trip. Every entry becomes present on import.
+ * @return as psv_vector_set; PSV_ERROR_BACKEND_UNAVAILABLE on a CPU context.
+ */
+PSV_API psv_status psv_vector_set_device(psv_vector *v, const void *device_values, int64_t n);
+PSV_API psv_status psv_vector_get_device(const psv_vector *v, void *device_values, int64_t n);
+
+/** Make every entry present with value *value (of the vector's type).
+ *  @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT. */
+PSV_API psv_status psv_vector_fill(psv_vector *v, const void *value);
+
+/** Make every entry absent. @return as psv_vector_fill. */
+PSV_API psv_status psv_vector_clear(psv_vector *v);
+
+/** Set entry i to *value (present). @return as psv_vector_fill; PSV_ERROR_INVALID_INDEX. */
+PSV_API psv_status psv_vector_set_element(psv_vector *v, int64_t i, const void *value);
+
+/** Read entry i into *value.
+ *  @return PSV_SUCCESS; PSV_NO_VALUE (absent; *value untouched); PSV_ERROR_NULL_POINTER;
+ *          PSV_ERROR_UNINITIALIZED_OBJECT; PSV_ERROR_INVALID_INDEX. */
+PSV_API psv_status psv_vector_get_element(const psv_vector *v, int64_t i, void *value);
+
+/**
+ * Export the present entries, in increasing index order.
+ * @param[out]    indices, values  *n each (either may be NULL)
+ * @param[in,out] n  in: capacity; out: number written
+ * @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT;
+ *         PSV_ERROR_INSUFFICIENT_SPACE (nothing written).
+ */
+PSV_API psv_status psv_vector_extract_tuples(const psv_vector *v, int64_t *indices,
+                                             void *values, int64_t *n);
+
+/**
+ * w = u op v element-wise, on the entries present in both u and v (GraphBLAS eWiseMult);
+ * other entries of w become absent. w may be u or v.
+ * @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT;
+ *         PSV_ERROR_CONTEXT_MISMATCH; PSV_ERROR_DOMAIN_MISMATCH (types differ);
+ *         PSV_ERROR_DIMENSION_MISMATCH; PSV_ERROR_INVALID_VALUE (op is PSV_NOOP or unknown).
+ */
+PSV_API psv_status psv_vector_ewise(psv_vector *w, psv_op op, const psv_vector *u,
+                                    const psv_vector *v);
+
+/**
+ * w = u op scalar element-wise on u's present entries (w gets u's pattern). w may be u.
+ * @param[in] scalar  one value of the vectors' type
+ * @return as psv_vector_ewise.
+ */
+PSV_API psv_status psv_vector_apply(psv_vector *w, psv_op op, const psv_vector *u,
+                                    const void *scalar);
+
+/**
+ * Reduce the present entries with a monoid into *result (one value of the vector's type);
+ * an empty vector gives the monoid's identity.
+ * @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT;
+ *         PSV_ERROR_DOMAIN_MISMATCH (op is not a monoid).
+ */
+PSV_API psv_status psv_vector_reduce(void *result, psv_op monoid, const psv_vector *v);
+
+/* ---------------------------------------------------------------------------------------------
+ * Sparse matrix - vector product
+ * ------------------------------------------------------------------------------------------- */
+
+/**
+ * w<mask> accum= A (+).(x) u  -- GraphBLAS GrB_mxv.
+ * t(i) = add over j with A(i,j) and u(j) present of multiply(A(i,j), u(j)); t(i) is present iff
+ * some term exists. Then, where the mask allows, w(i) = accum ? accum(w(i), t(i)) : t(i) (union
+ * of w and t under accum); elsewhere w(i) is kept, or deleted with PSV_DESC_REPLACE.
+ * Types: u, w and the semiring have one type; A has it too unless A is a pattern matrix. The
+ * mask may have any type (a value mask is true where nonzero). w may be u or the mask.
+ * Results are deterministic: the same inputs give bit-identical outputs on one backend.
+ * @param[in,out] w     output, size nrows(A) (ncols with PSV_DESC_TRANSPOSE_A)
+ * @param[in]     mask  NULL for none
+ * @param[in]     accum PSV_NOOP or a binary operator
+ * @param[in]     desc  PSV_DESC_* bits
+ * @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT;
+ *         PSV_ERROR_CONTEXT_MISMATCH; PSV_ERROR_DOMAIN_MISMATCH; PSV_ERROR_DIMENSION_MISMATCH;
+ *         PSV_ERROR_INVALID_VALUE (unknown descriptor bits or accum); PSV_ERROR_OUT_OF_MEMORY;
+ *         PSV_ERROR_DEVICE.
+ */
+PSV_API psv_status psv_mxv(psv_vector *w, const psv_vector *mask, psv_op accum,
+                           const psv_semiring *s, const psv_matrix *A, const psv_vector *u,
+                           int32_t desc);
+
+/* ---------------------------------------------------------------------------------------------
+ * Graph algorithms
+ * ------------------------------------------------------------------------------------------- */
+
+/**
+ * PageRank as LAGraph's LAGr_PageRank defines it: the pattern of A (values ignored), an edge
+ * i -> j for each entry A(i,j), damping d, r0 = 1/n, the rank of dangling vertices (no out-edge)
+ * spread uniformly, stop when ||r_k - r_{k-1}||_1 <= tolerance.
+ * @param[out] rank        a new PSV_FP32 vector of n ranks summing to 1 (caller frees);
+ *                         untouched on error, delivered with PSV_NOT_CONVERGED
+ * @param[out] iterations  iterations run (may be NULL)
+ * @param[in]  damping     in [0, 1)
+ * @param[in]  tolerance   >= 0
+ * @param[in]  max_iterations  >= 1
+ * @return PSV_SUCCESS; PSV_NOT_CONVERGED (max_iterations reached; rank delivered);
+ *         PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT;
+ *         PSV_ERROR_DIMENSION_MISMATCH (A not square); PSV_ERROR_INVALID_VALUE (parameters);
+ *         PSV_ERROR_OUT_OF_MEMORY; PSV_ERROR_DEVICE.
+ */
+PSV_API psv_status psv_pagerank(psv_vector **rank, int32_t *iterations, const psv_matrix *A,
+                                double damping, double tolerance, int32_t max_iterations);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PSV_H */

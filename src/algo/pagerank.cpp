@@ -1,0 +1,56 @@
+// PageRank as LAGraph's LAGr_PageRank defines it (see psv.h). Each iteration is three backend
+// calls -- scale by inverse out-degree (with the dangling sum), t = A' w (plus-second), and the
+// fused rank update with the L1 difference -- and one scalar read back: the convergence test.
+#include <vector>
+
+#include "algo/algorithms.hpp"
+
+namespace psv {
+
+bool pagerank(Backend &be, const MatrixStore &A, const MatrixStore &AT, double damping,
+              double tolerance, int32_t max_iterations, Buffer &rank, int32_t &iterations) {
+    const int64_t n = A.nrows;
+    Buffer r(&be, (size_t)n * sizeof(float));
+    iterations = 0;
+    if (n == 0) {
+        rank = std::move(r);
+        return true;
+    }
+    std::vector<int64_t> deg;
+    A.row_lengths(deg);
+    std::vector<float> inv_host((size_t)n);
+    for (int64_t i = 0; i < n; ++i) inv_host[i] = deg[i] ? 1.0f / (float)deg[i] : 0.0f;
+    std::vector<int64_t>().swap(deg);
+    Buffer inv(&be, (size_t)n * sizeof(float)), w(&be, (size_t)n * sizeof(float)),
+        t(&be, (size_t)n * sizeof(float)), scalars(&be, 2 * sizeof(double));
+    be.upload(inv.get(), inv_host.data(), (size_t)n * sizeof(float));
+    std::vector<float>().swap(inv_host);
+    const float r0 = (float)(1.0 / (double)n);
+    be.fill(PSV_FP32, n, r.get(), &r0);
+    double *dangling = scalars.as<double>(), *diff = dangling + 1;
+    SpmvArgs sa;
+    sa.A = &AT;
+    sa.add = PSV_PLUS;
+    sa.mul = PSV_SECOND;
+    sa.type = PSV_FP32;
+    sa.u = w.get();
+    sa.t = t.get();
+    const double teleport = (1.0 - damping) / (double)n;
+    bool converged = false;
+    while (iterations < max_iterations) {
+        be.pagerank_scale(n, r.as<float>(), inv.as<float>(), w.as<float>(), dangling);
+        be.spmv(sa);
+        be.pagerank_update(n, t.as<float>(), r.as<float>(), teleport, damping, dangling, diff);
+        ++iterations;
+        double d = 0;
+        be.download(&d, diff, sizeof d);
+        if (d <= tolerance) {
+            converged = true;
+            break;
+        }
+    }
+    rank = std::move(r);
+    return converged;
+}
+
+}  // namespace psv

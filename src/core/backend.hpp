@@ -1,0 +1,173 @@
+// One operation, one signature, several backends (Ginkgo's layering): the Backend interface
+// declares every kernel psv needs once; src/cpu implements it with OpenMP and cuda/ with CUDA.
+// The C shims (src/api) validate arguments and the algorithms (src/algo) are written once above
+// this interface.
+//
+// Pointers passed to a Backend's vector and matrix operations live in that backend's memory
+// space (device memory for CUDA) unless their name ends in _host. A presence array (uint8_t, one
+// byte per entry, 1 = present) that is nullptr means "every entry present".
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/format.hpp"
+#include "psv/psv.h"
+
+namespace psv {
+
+class Backend;
+
+// A matrix as one backend holds it: its CSR and its executable form(s).
+class MatrixStore {
+public:
+    virtual ~MatrixStore() = default;
+    int64_t nrows = 0, ncols = 0, nvals = 0;
+    psv_type type = PSV_FP32;
+    bool pattern = true;
+    int64_t empty_rows = 0;  // rows with no entry (their product entries are absent)
+    FormatOptions options;
+
+    // Rebuild the executable form with other options; on failure the old form is kept.
+    virtual void rebuild(const FormatOptions &opt) = 0;
+    virtual void info(psv_matrix_info &out) const = 0;
+    virtual int32_t tile_count() const = 0;
+    virtual void tile_info(int32_t tile, psv_tile_info &out) const = 0;
+    // Tuples sorted by row then column into host arrays (any may be nullptr).
+    virtual void extract_tuples(int64_t *rows_host, int64_t *cols_host, void *values_host) const = 0;
+    // Length of every row (host array of nrows).
+    virtual void row_lengths(std::vector<int64_t> &out_host) const = 0;
+    // The transpose as a new store of the same backend, built with the same options.
+    virtual std::unique_ptr<MatrixStore> transposed() const = 0;
+    // The tile-composite form copied to the host (tests compare backends' builders).
+    virtual TileComposite host_form() const = 0;
+};
+
+// t = A (+).(x) u: t(i) is present iff a term exists (u_present == nullptr: iff row i of A is
+// non-empty). t_present is written unless it is nullptr (then u must be full, and absent entries
+// of t hold the add identity). t must not alias u. A's values are read only when the multiply
+// uses them: with SECOND or PAIR, A may have any type.
+struct SpmvArgs {
+    const MatrixStore *A = nullptr;
+    psv_op add = PSV_PLUS, mul = PSV_TIMES;  // canonical for type
+    psv_type type = PSV_FP32;
+    const void *u = nullptr;
+    const uint8_t *u_present = nullptr;
+    void *t = nullptr;
+    uint8_t *t_present = nullptr;
+};
+
+// w<mask> accum= t with GraphBLAS semantics (see psv_mxv). All arrays have n entries.
+struct AssignArgs {
+    int64_t n = 0;
+    psv_type type = PSV_FP32;
+    void *w = nullptr;
+    uint8_t *w_present = nullptr;        // never nullptr: the result's presence is written here
+    const uint8_t *w_present_in = nullptr;  // w's presence before (nullptr: all present)
+    const void *t = nullptr;
+    const uint8_t *t_present = nullptr;  // nullptr: all present
+    const void *mask = nullptr;          // nullptr: no mask
+    const uint8_t *mask_present = nullptr;
+    psv_type mask_type = PSV_BOOL;
+    psv_op accum = PSV_NOOP;             // canonical for type
+    bool complement = false, structure = false, replace = false;
+};
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+    virtual psv_backend kind() const = 0;
+    virtual std::string device_name() const = 0;
+
+    // ---- memory (throw Error(PSV_ERROR_OUT_OF_MEMORY) when exhausted) ----
+    virtual void *allocate(size_t bytes) = 0;
+    virtual void deallocate(void *p) noexcept = 0;
+    virtual void upload(void *dst, const void *src_host, size_t bytes) = 0;
+    virtual void download(void *dst_host, const void *src, size_t bytes) = 0;
+    virtual void copy(void *dst, const void *src, size_t bytes) = 0;
+    virtual void set_bytes(void *dst, int value, size_t bytes) = 0;
+    // Device-pointer import/export (CUDA only; others throw PSV_ERROR_BACKEND_UNAVAILABLE).
+    virtual void copy_from_device_pointer(void *dst, const void *src_device, size_t bytes) = 0;
+    virtual void copy_to_device_pointer(void *dst_device, const void *src, size_t bytes) = 0;
+
+    // Default tile width for a value type of `value_bytes` bytes.
+    virtual int64_t default_tile_width(size_t value_bytes) const = 0;
+    virtual PerfModel perf_model() const = 0;
+
+    // ---- matrices ----
+    virtual std::unique_ptr<MatrixStore> build_matrix(CsrHost &&csr, const FormatOptions &opt) = 0;
+
+    // ---- vectors ----
+    virtual void fill(psv_type type, int64_t n, void *x, const void *value_host) = 0;
+    // w = u op v where both present; w_present written when either input has a presence array.
+    virtual void ewise(psv_op op, psv_type type, int64_t n, void *w, uint8_t *w_present,
+                       const void *u, const uint8_t *u_present, const void *v,
+                       const uint8_t *v_present) = 0;
+    // w = u op scalar (values only; the caller keeps the pattern)
+    virtual void apply(psv_op op, psv_type type, int64_t n, void *w, const void *u,
+                       const void *scalar_host) = 0;
+    virtual void reduce(psv_op monoid, psv_type type, int64_t n, const void *x,
+                        const uint8_t *x_present, void *result_host) = 0;
+    virtual int64_t count_present(int64_t n, const uint8_t *present) = 0;
+
+    // ---- products ----
+    virtual void spmv(const SpmvArgs &a) = 0;
+    virtual void assign(const AssignArgs &a) = 0;
+
+    // ---- algorithm primitives (single-precision rank vectors, double scalars in backend memory) ----
+    // w = r .* inv_outdeg; *dangling = sum of r(i) where inv_outdeg(i) == 0
+    virtual void pagerank_scale(int64_t n, const float *r, const float *inv_outdeg, float *w,
+                                double *dangling) = 0;
+    // r_new = teleport + damping * (*dangling) / n + damping * t;  *diff = ||r_new - r||_1; r = r_new
+    virtual void pagerank_update(int64_t n, const float *t, float *r, double teleport,
+                                 double damping, const double *dangling, double *diff) = 0;
+};
+
+// Backends available in this build. create_cuda_backend throws PSV_ERROR_BACKEND_UNAVAILABLE
+// where CUDA was not built or no device exists.
+std::unique_ptr<Backend> create_cpu_backend();
+std::unique_ptr<Backend> create_cuda_backend(int32_t device);
+bool cuda_backend_available();
+
+// RAII buffer in a backend's memory.
+class Buffer {
+public:
+    Buffer() = default;
+    Buffer(Backend *be, size_t bytes) : be_(be), bytes_(bytes) {
+        ptr_ = bytes ? be->allocate(bytes) : nullptr;
+    }
+    Buffer(Buffer &&o) noexcept : be_(o.be_), ptr_(o.ptr_), bytes_(o.bytes_) {
+        o.ptr_ = nullptr;
+        o.bytes_ = 0;
+    }
+    Buffer &operator=(Buffer &&o) noexcept {
+        if (this != &o) {
+            reset();
+            be_ = o.be_;
+            ptr_ = o.ptr_;
+            bytes_ = o.bytes_;
+            o.ptr_ = nullptr;
+            o.bytes_ = 0;
+        }
+        return *this;
+    }
+    Buffer(const Buffer &) = delete;
+    Buffer &operator=(const Buffer &) = delete;
+    ~Buffer() { reset(); }
+    void reset() {
+        if (ptr_) be_->deallocate(ptr_);
+        ptr_ = nullptr;
+        bytes_ = 0;
+    }
+    void *get() const { return ptr_; }
+    template <class T> T *as() const { return static_cast<T *>(ptr_); }
+    size_t size() const { return bytes_; }
+
+private:
+    Backend *be_ = nullptr;
+    void *ptr_ = nullptr;
+    size_t bytes_ = 0;
+};
+
+}  // namespace psv

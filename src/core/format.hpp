@@ -1,0 +1,131 @@
+// The storage forms of a matrix: host CSR, and the paper's tile-composite form (section 3.1).
+//
+// Tile-composite form of an nrows x ncols matrix M (y = M x):
+//  - columns are ranked by length, longest first (ties: lower column first); col_order[k] is
+//    the original column at rank k. x is gathered into rank order (x_ranked[k] = x[col_order[k]])
+//    once per product, so each tile reads one contiguous slice of it.
+//  - Algorithm 1 (appendix E): while fewer than ncols / tile_width dense tiles exist (and fewer
+//    than max_tiles), a new dense tile of tile_width ranked columns starts if its first column has
+//    length >= 2. The remaining columns form one sparse tile (omitted when it holds no entry).
+//  - inside a tile, the rows holding entries are ranked by their length in the tile, longest
+//    first (ties: lower row first). Entries of a row are in increasing ranked-column order.
+//  - rows are packed into warp workloads in rank order: a workload starting at a row of length w
+//    takes h = max(1, workload_size / w) rows (fewer at the end) -- Algorithm 3's partition.
+//    If w >= h it is stored row-major (CSR-vector style): each row padded to a multiple of 32
+//    (`stride`), entry (r,k) at r*stride + k. Otherwise column-major (ELL style): the height
+//    padded to a multiple of 32 (`stride`), entry (r,k) at k*stride + r.
+//  - padding slots hold the column index PAD (all ones) and value 0; kernels skip them, so any
+//    semiring is served.
+//  - tile-local column indices are 16 bits when the tile spans fewer than 65535 columns, else 32.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "psv/psv.h"
+
+namespace psv {
+
+constexpr int kWarpSize = 32;
+constexpr int64_t kMaxDimension = 2147483647;  // 2^31-1: rows, columns and vector sizes
+constexpr uint16_t kPad16 = 0xFFFF;
+constexpr uint32_t kPad32 = 0xFFFFFFFFu;
+
+struct FormatOptions {
+    int64_t tile_width = 0;     // 0: the backend's default
+    int64_t max_tiles = -1;     // -1: Algorithm 1's stopping rule alone
+    int64_t workload_size = 0;  // 0: autotune per tile (Algorithm 2)
+    psv_kernel kernel = PSV_KERNEL_AUTO;
+    bool progress = false;
+};
+
+// Compressed sparse rows on the host.
+struct CsrHost {
+    int64_t nrows = 0, ncols = 0;
+    psv_type type = PSV_FP32;
+    bool pattern = true;               // no values stored: every entry is 1
+    std::vector<int64_t> row_ptr;      // nrows + 1
+    std::vector<int32_t> col;          // nvals, sorted within each row, no duplicates
+    std::vector<uint8_t> values;       // nvals * type_size, empty for a pattern
+    int64_t nvals() const { return row_ptr.empty() ? 0 : row_ptr.back(); }
+};
+
+enum WorkloadLayout : int32_t { kRowMajor = 0, kColMajor = 1 };
+
+struct Workload {
+    int64_t entry_begin;  // first stored slot (global over all tiles)
+    int64_t row_begin;    // first of its rows in row_ids (global)
+    int32_t height;       // h: rows
+    int32_t width;        // w: length of its first (longest) row
+    int32_t stride;       // row-major: padded width; column-major: padded height
+    int32_t layout;       // kRowMajor or kColMajor
+};
+static_assert(sizeof(Workload) == 32, "Workload is a 32-byte record on host and device");
+
+struct Tile {
+    int64_t col_begin = 0, col_end = 0;      // ranked column range
+    int64_t entry_begin = 0, entry_end = 0;  // stored slots (padding included), global
+    int64_t index_offset = 0;                // first slot's position in col16 or col32
+    int64_t row_begin = 0, row_count = 0;    // its ranked rows in row_ids
+    int64_t wl_begin = 0, wl_end = 0;        // its workloads
+    int64_t nvals = 0;
+    int64_t workload_size = 0;
+    int32_t index_bits = 16;                 // 16 or 32
+    int32_t is_sparse = 0;
+};
+
+// Tile-composite form held on the host (the CPU backend's executable form; the CUDA builder's
+// output is compared against it).
+struct TileComposite {
+    int64_t nrows = 0, ncols = 0, nvals = 0;
+    psv_type type = PSV_FP32;
+    bool pattern = true;
+    int64_t tile_width = 0;
+    int32_t dense_tiles = 0;
+    std::vector<int32_t> col_order;      // rank -> original column
+    std::vector<Tile> tiles;             // dense tiles, then the sparse one (if any)
+    std::vector<Workload> workloads;
+    std::vector<int32_t> row_ids;        // original row of each tile row
+    std::vector<uint16_t> col16;         // tile-local column indices of 16-bit tiles
+    std::vector<uint32_t> col32;         // ... of 32-bit tiles
+    std::vector<uint8_t> values;         // stored slots * type_size (empty for a pattern)
+    int64_t stored_entries() const { return tiles.empty() ? 0 : tiles.back().entry_end; }
+    int64_t bytes() const;
+};
+
+// Performance model used by the workload-size autotuner (section 3.3): the offline per-GPU table
+// of Performance(w, h) (non-zeros per unit time for one warp on a w x h workload) and the count of
+// warps resident at once. The default is an analytic stand-in for the measured table.
+struct PerfModel {
+    int64_t max_active_warps = 132 * 64;  // H100/H200: 132 SMs x 64 warps
+    // Cost of one workload of width w and height h, in warp-iteration units.
+    double (*workload_cost)(int32_t w, int32_t h, int32_t layout) = nullptr;
+};
+double default_workload_cost(int32_t w, int32_t h, int32_t layout);
+
+// Algorithm 3: predicted time of a tile whose ranked row lengths are `lengths` (descending),
+// partitioned with workload size wl.
+double model_tile_time(const int64_t *lengths, int64_t nrows, int64_t wl, const PerfModel &m);
+// Algorithm 2: the workload size the model predicts fastest for a tile.
+int64_t choose_workload_size(const int64_t *lengths, int64_t nrows, int64_t tile_nnz,
+                             const PerfModel &m);
+
+// The number of rows h of the workload that starts with a row of length w.
+inline int64_t workload_height(int64_t w, int64_t wl) {
+    if (w <= 0) w = 1;
+    int64_t h = wl / w;
+    return h < 1 ? 1 : h;
+}
+inline int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+
+// Algorithm 1 on ranked column lengths: the number of dense tiles.
+int32_t count_dense_tiles(const int64_t *ranked_col_lengths, int64_t ncols, int64_t tile_width,
+                          int64_t max_tiles);
+
+// Build the tile-composite form of A on the host (OpenMP where it pays). tile_width must be > 0.
+TileComposite build_tile_composite(const CsrHost &A, int64_t tile_width, int64_t max_tiles,
+                                   int64_t workload_size, const PerfModel &model);
+
+// A transposed copy of A (values carried along).
+CsrHost transpose(const CsrHost &A);
+
+}  // namespace psv

@@ -1,0 +1,76 @@
+// The objects behind the opaque handles of psv.h, and the handle registry that makes a freed,
+// garbage or foreign handle an error code instead of a crash.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+
+#include "core/backend.hpp"
+#include "core/error.hpp"
+
+namespace psv {
+
+enum class Kind : uint32_t { Context = 1, Matrix, Vector, Semiring };
+
+// Magic numbers (GraphBLAS GB_MAGIC style): set at creation, overwritten on free.
+constexpr uint64_t kMagicContext = 0x7073762d63747831ull;   // "psv-ctx1"
+constexpr uint64_t kMagicMatrix = 0x7073762d6d617431ull;    // "psv-mat1"
+constexpr uint64_t kMagicVector = 0x7073762d76656331ull;    // "psv-vec1"
+constexpr uint64_t kMagicSemiring = 0x7073762d73656d31ull;  // "psv-sem1"
+constexpr uint64_t kMagicFreed = 0x7073762d66726565ull;     // "psv-free"
+
+// What a context owns; objects share it, so a context freed before its objects leaves them
+// freeable (their buffers go back to the backend) but unusable.
+struct ContextCore {
+    std::unique_ptr<Backend> backend;
+    FormatOptions defaults;
+    std::recursive_mutex mutex;  // serializes calls on this context
+    std::atomic<bool> alive{true};
+    std::mutex error_mutex;
+    std::unordered_map<std::thread::id, std::string> errors;
+
+    void set_error(const std::string &msg);
+    const char *last_error();
+};
+
+// Handle registry: every live handle is registered with its kind; lookups never dereference a
+// pointer that is not registered.
+void registry_add(const void *p, Kind k);
+void registry_remove(const void *p);
+bool registry_has(const void *p, Kind k);
+
+}  // namespace psv
+
+struct psv_context_s {
+    uint64_t magic = psv::kMagicContext;
+    std::shared_ptr<psv::ContextCore> core;
+};
+
+struct psv_semiring_s {
+    uint64_t magic = psv::kMagicSemiring;
+    std::shared_ptr<psv::ContextCore> ctx;
+    psv_op add = PSV_PLUS, multiply = PSV_TIMES;  // as given
+    psv_type type = PSV_FP32;
+};
+
+struct psv_matrix_s {
+    uint64_t magic = psv::kMagicMatrix;
+    std::shared_ptr<psv::ContextCore> ctx;
+    std::unique_ptr<psv::MatrixStore> store;
+    std::unique_ptr<psv::MatrixStore> transpose;  // built on first use, then cached
+};
+
+struct psv_vector_s {
+    uint64_t magic = psv::kMagicVector;
+    std::shared_ptr<psv::ContextCore> ctx;
+    psv_type type = PSV_FP32;
+    int64_t n = 0;
+    psv::Buffer values;   // n values in the backend's memory
+    psv::Buffer present;  // n bytes; meaningful only when !full
+    bool full = false;    // every entry present
+    const uint8_t *present_or_null() const { return full ? nullptr : present.as<uint8_t>(); }
+};

@@ -1,0 +1,309 @@
+// Host construction of the tile-composite form (format.hpp describes the layout) and the
+// workload-size autotuner of section 3.3 / appendix E.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+
+#include "core/error.hpp"
+#include "core/format.hpp"
+#include "core/ops.hpp"
+
+namespace psv {
+
+int64_t TileComposite::bytes() const {
+    return (int64_t)(col_order.size() * sizeof(int32_t) + tiles.size() * sizeof(Tile) +
+                     workloads.size() * sizeof(Workload) + row_ids.size() * sizeof(int32_t) +
+                     col16.size() * sizeof(uint16_t) + col32.size() * sizeof(uint32_t) +
+                     values.size());
+}
+
+double default_workload_cost(int32_t w, int32_t h, int32_t layout) {
+    // Warp-iteration units: each iteration moves 32 slots; a row-major row ends in a 5-step
+    // shuffle reduction; every workload pays a fixed start/write-back cost.
+    const double start = 4.0;
+    if (layout == kRowMajor) {
+        double iters = (double)((w + kWarpSize - 1) / kWarpSize);
+        return start + h * (iters + 0.6);
+    }
+    double iters = (double)((h + kWarpSize - 1) / kWarpSize) * w;
+    return start + iters;
+}
+
+double model_tile_time(const int64_t *lengths, int64_t nrows, int64_t wl, const PerfModel &m) {
+    auto cost = m.workload_cost ? m.workload_cost : default_workload_cost;
+    const int64_t maw = std::max<int64_t>(1, m.max_active_warps);
+    double total = 0, perf_sum = 0, size_sum = 0;
+    int64_t count = 0, j = 0;
+    auto flush = [&] {
+        if (count) total += size_sum / (perf_sum / (double)count);
+        perf_sum = size_sum = 0;
+        count = 0;
+    };
+    for (int64_t i = 0; i < nrows; ++j) {
+        int64_t w = std::max<int64_t>(1, lengths[i]);
+        int64_t h = std::min(workload_height(w, wl), nrows - i);
+        int32_t layout = w >= h ? kRowMajor : kColMajor;
+        double area = (double)w * (double)h;
+        perf_sum += area / cost((int32_t)std::min<int64_t>(w, INT32_MAX),
+                                (int32_t)std::min<int64_t>(h, INT32_MAX), layout);
+        size_sum += area;
+        ++count;
+        if (count == maw) flush();
+        i += h;
+    }
+    flush();
+    return total;
+}
+
+int64_t choose_workload_size(const int64_t *lengths, int64_t nrows, int64_t tile_nnz,
+                             const PerfModel &m) {
+    if (nrows == 0) return 1;
+    const int64_t low = std::max<int64_t>(1, lengths[0]);
+    const int64_t up = tile_nnz / std::max<int64_t>(1, m.max_active_warps);
+    if (up <= low) return low;
+    // Candidates are multiples of the first row's length (Algorithm 2). The paper steps by one
+    // multiple; past 64 candidates we step geometrically to bound the search.
+    int64_t best = low;
+    double best_time = INFINITY;
+    int64_t k = 1;
+    for (int evaluated = 0; k * low <= up; ++evaluated) {
+        int64_t wl = k * low;
+        double t = model_tile_time(lengths, nrows, wl, m);
+        if (t < best_time) {
+            best_time = t;
+            best = wl;
+        }
+        k = evaluated < 64 ? k + 1 : std::max(k + 1, (k * 5) / 4);
+    }
+    return best;
+}
+
+int32_t count_dense_tiles(const int64_t *ranked_col_lengths, int64_t ncols, int64_t tile_width,
+                          int64_t max_tiles) {
+    int64_t limit = ncols / tile_width;
+    if (max_tiles >= 0) limit = std::min(limit, max_tiles);
+    int64_t nt = 0;
+    while (nt < limit && ranked_col_lengths[nt * tile_width] >= 2) ++nt;
+    return (int32_t)nt;
+}
+
+CsrHost transpose(const CsrHost &A) {
+    CsrHost T;
+    T.nrows = A.ncols;
+    T.ncols = A.nrows;
+    T.type = A.type;
+    T.pattern = A.pattern;
+    const int64_t nnz = A.nvals();
+    const size_t vs = A.pattern ? 0 : type_size(A.type);
+    T.row_ptr.assign((size_t)T.nrows + 1, 0);
+    for (int64_t e = 0; e < nnz; ++e) T.row_ptr[(size_t)A.col[e] + 1]++;
+    for (int64_t i = 0; i < T.nrows; ++i) T.row_ptr[i + 1] += T.row_ptr[i];
+    T.col.resize((size_t)nnz);
+    T.values.resize((size_t)nnz * vs);
+    std::vector<int64_t> next(T.row_ptr.begin(), T.row_ptr.end() - 1);
+    for (int64_t i = 0; i < A.nrows; ++i) {
+        for (int64_t e = A.row_ptr[i]; e < A.row_ptr[i + 1]; ++e) {
+            int64_t d = next[A.col[e]]++;
+            T.col[d] = (int32_t)i;
+            if (vs) std::memcpy(&T.values[d * vs], &A.values[e * vs], vs);
+        }
+    }
+    return T;
+}
+
+namespace {
+
+// Counting sort of ids by key, descending key, ties by ascending id (stable): the ranking used
+// for both columns and tile rows.
+std::vector<int32_t> rank_by_length(const std::vector<int64_t> &len) {
+    const int64_t n = (int64_t)len.size();
+    int64_t maxlen = 0;
+    for (int64_t v : len) maxlen = std::max(maxlen, v);
+    std::vector<int32_t> order((size_t)n);
+    if ((double)maxlen > 4.0 * (double)n + 1024) {  // sparse key range: comparison sort
+        std::iota(order.begin(), order.end(), 0);
+        std::stable_sort(order.begin(), order.end(),
+                         [&](int32_t a, int32_t b) { return len[a] > len[b]; });
+        return order;
+    }
+    std::vector<int64_t> start((size_t)maxlen + 2, 0);
+    for (int64_t v : len) start[(size_t)(maxlen - v) + 1]++;
+    for (int64_t k = 0; k <= maxlen; ++k) start[k + 1] += start[k];
+    for (int64_t i = 0; i < n; ++i) order[start[(size_t)(maxlen - len[i])]++] = (int32_t)i;
+    return order;
+}
+
+struct TileParts {
+    Tile tile;
+    std::vector<Workload> workloads;  // entry_begin / row_begin local to the tile
+    std::vector<int32_t> row_ids;
+    std::vector<uint32_t> cols;       // local columns (PAD = kPad32), narrowed later
+    std::vector<uint8_t> values;
+};
+
+}  // namespace
+
+TileComposite build_tile_composite(const CsrHost &A, int64_t tile_width, int64_t max_tiles,
+                                   int64_t workload_size, const PerfModel &model) {
+    if (tile_width <= 0) fail(PSV_ERROR_INVALID_VALUE, "tile width must be positive");
+    TileComposite F;
+    F.nrows = A.nrows;
+    F.ncols = A.ncols;
+    F.nvals = A.nvals();
+    F.type = A.type;
+    F.pattern = A.pattern;
+    F.tile_width = tile_width;
+    const int64_t nnz = F.nvals;
+    const size_t vs = A.pattern ? 0 : type_size(A.type);
+
+    // 1. rank the columns by length
+    std::vector<int64_t> col_len((size_t)A.ncols, 0);
+    for (int64_t e = 0; e < nnz; ++e) col_len[(size_t)A.col[e]]++;
+    F.col_order = rank_by_length(col_len);
+    std::vector<int32_t> rank_of((size_t)A.ncols);
+    std::vector<int64_t> ranked_len((size_t)A.ncols);
+    for (int64_t k = 0; k < A.ncols; ++k) {
+        rank_of[F.col_order[k]] = (int32_t)k;
+        ranked_len[k] = col_len[F.col_order[k]];
+    }
+
+    // 2. Algorithm 1: dense tiles, then the sparse remainder
+    F.dense_tiles = A.ncols > 0 ? count_dense_tiles(ranked_len.data(), A.ncols, tile_width, max_tiles) : 0;
+    const int64_t dense_cols = (int64_t)F.dense_tiles * tile_width;
+    const int32_t ntiles_all = F.dense_tiles + 1;
+    auto tile_of_rank = [&](int64_t r) -> int32_t {
+        return r < dense_cols ? (int32_t)(r / tile_width) : F.dense_tiles;
+    };
+
+    // 3. entries bucketed by tile, rows ascending, ranks ascending within a row
+    std::vector<int64_t> tile_count((size_t)ntiles_all + 1, 0);
+    for (int64_t e = 0; e < nnz; ++e) tile_count[(size_t)tile_of_rank(rank_of[A.col[e]]) + 1]++;
+    for (int32_t t = 0; t < ntiles_all; ++t) tile_count[t + 1] += tile_count[t];
+    std::vector<int32_t> b_row((size_t)nnz), b_rank((size_t)nnz);
+    std::vector<int64_t> b_src((size_t)nnz);
+    {
+        std::vector<int64_t> next(tile_count.begin(), tile_count.end() - 1);
+        std::vector<std::pair<int32_t, int64_t>> row_entries;  // (rank, source entry)
+        for (int64_t i = 0; i < A.nrows; ++i) {
+            row_entries.clear();
+            for (int64_t e = A.row_ptr[i]; e < A.row_ptr[i + 1]; ++e)
+                row_entries.emplace_back(rank_of[A.col[e]], e);
+            std::sort(row_entries.begin(), row_entries.end());
+            for (auto &re : row_entries) {
+                int64_t d = next[tile_of_rank(re.first)]++;
+                b_row[d] = (int32_t)i;
+                b_rank[d] = re.first;
+                b_src[d] = re.second;
+            }
+        }
+    }
+
+    // 4. per tile: rank rows, pack workloads, lay out padded storage
+    std::vector<TileParts> parts((size_t)ntiles_all);
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int32_t t = 0; t < ntiles_all; ++t) {
+        TileParts &P = parts[t];
+        const int64_t eb = tile_count[t], ee = tile_count[t + 1];
+        const int64_t cb = t < F.dense_tiles ? (int64_t)t * tile_width : dense_cols;
+        const int64_t ce = t < F.dense_tiles ? cb + tile_width : A.ncols;
+        P.tile.col_begin = cb;
+        P.tile.col_end = ce;
+        P.tile.nvals = ee - eb;
+        P.tile.is_sparse = t == F.dense_tiles;
+        P.tile.index_bits = (ce - cb) < 65535 ? 16 : 32;
+        // row segments of the tile
+        std::vector<int32_t> seg_row;
+        std::vector<int64_t> seg_start, seg_len;
+        for (int64_t e = eb; e < ee;) {
+            int64_t s = e;
+            while (e < ee && b_row[e] == b_row[s]) ++e;
+            seg_row.push_back(b_row[s]);
+            seg_start.push_back(s);
+            seg_len.push_back(e - s);
+        }
+        std::vector<int32_t> order = rank_by_length(seg_len);
+        const int64_t nr = (int64_t)order.size();
+        std::vector<int64_t> lengths((size_t)nr);
+        for (int64_t r = 0; r < nr; ++r) lengths[r] = seg_len[order[r]];
+        P.tile.row_count = nr;
+        P.tile.workload_size = workload_size > 0 ? workload_size
+                                                 : choose_workload_size(lengths.data(), nr, P.tile.nvals, model);
+        P.row_ids.resize((size_t)nr);
+        for (int64_t r = 0; r < nr; ++r) P.row_ids[r] = seg_row[order[r]];
+        int64_t slot = 0;
+        for (int64_t r = 0; r < nr;) {
+            Workload W;
+            int64_t w = std::max<int64_t>(1, lengths[r]);
+            int64_t h = std::min(workload_height(w, P.tile.workload_size), nr - r);
+            W.entry_begin = slot;
+            W.row_begin = r;
+            W.height = (int32_t)h;
+            W.width = (int32_t)w;
+            W.layout = w >= h ? kRowMajor : kColMajor;
+            W.stride = (int32_t)round_up(W.layout == kRowMajor ? w : h, kWarpSize);
+            const int64_t area = (int64_t)W.stride * (W.layout == kRowMajor ? h : w);
+            P.cols.resize((size_t)(slot + area), kPad32);
+            if (vs) P.values.resize((size_t)(slot + area) * vs, 0);
+            for (int64_t q = 0; q < h; ++q) {
+                const int32_t sg = order[r + q];
+                for (int64_t k = 0; k < seg_len[sg]; ++k) {
+                    int64_t pos = slot + (W.layout == kRowMajor ? q * W.stride + k : k * W.stride + q);
+                    int64_t src = seg_start[sg] + k;
+                    P.cols[pos] = (uint32_t)(b_rank[src] - cb);
+                    if (vs) std::memcpy(&P.values[pos * vs], &A.values[b_src[src] * vs], vs);
+                }
+            }
+            slot += area;
+            P.workloads.push_back(W);
+            r += h;
+        }
+    }
+
+    // 5. concatenate (the sparse tile only if it holds entries)
+    int64_t slots = 0, rows = 0, wls = 0, n16 = 0, n32 = 0;
+    for (int32_t t = 0; t < ntiles_all; ++t) {
+        TileParts &P = parts[t];
+        if (P.tile.is_sparse && P.tile.nvals == 0) continue;
+        Tile T = P.tile;
+        T.entry_begin = slots;
+        T.entry_end = slots + (int64_t)P.cols.size();
+        T.row_begin = rows;
+        T.wl_begin = wls;
+        T.wl_end = wls + (int64_t)P.workloads.size();
+        T.index_offset = T.index_bits == 16 ? n16 : n32;
+        (T.index_bits == 16 ? n16 : n32) += (int64_t)P.cols.size();
+        slots = T.entry_end;
+        rows += T.row_count;
+        wls = T.wl_end;
+        F.tiles.push_back(T);
+    }
+    F.workloads.reserve((size_t)wls);
+    F.row_ids.reserve((size_t)rows);
+    F.col16.reserve((size_t)n16);
+    F.col32.reserve((size_t)n32);
+    F.values.reserve((size_t)slots * vs);
+    size_t ti = 0;
+    for (int32_t t = 0; t < ntiles_all; ++t) {
+        TileParts &P = parts[t];
+        if (P.tile.is_sparse && P.tile.nvals == 0) continue;
+        const Tile &T = F.tiles[ti++];
+        for (Workload W : P.workloads) {
+            W.entry_begin += T.entry_begin;
+            W.row_begin += T.row_begin;
+            F.workloads.push_back(W);
+        }
+        F.row_ids.insert(F.row_ids.end(), P.row_ids.begin(), P.row_ids.end());
+        if (T.index_bits == 16) {
+            for (uint32_t c : P.cols) F.col16.push_back(c == kPad32 ? kPad16 : (uint16_t)c);
+        } else {
+            F.col32.insert(F.col32.end(), P.cols.begin(), P.cols.end());
+        }
+        F.values.insert(F.values.end(), P.values.begin(), P.values.end());
+        std::vector<uint32_t>().swap(P.cols);
+        std::vector<uint8_t>().swap(P.values);
+    }
+    return F;
+}
+
+}  // namespace psv

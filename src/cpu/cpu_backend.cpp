@@ -1,0 +1,482 @@
+// The CPU backend: OpenMP kernels over host memory. It executes the tile-composite form directly
+// (so CI verifies the format), and plain CSR where asked or where u has absent entries.
+// Every reduction runs over fixed-size chunks combined in order, so results do not depend on the
+// number of threads.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "core/backend.hpp"
+#include "core/error.hpp"
+#include "core/ops.hpp"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace psv {
+namespace {
+
+constexpr int64_t kChunk = 8192;  // reduction chunk: fixed, so sums are thread-count independent
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+class CpuBackend;
+
+class CpuMatrix final : public MatrixStore {
+public:
+    CpuMatrix(const CpuBackend *be, CsrHost &&csr) : be_(be), csr(std::move(csr)) {
+        nrows = this->csr.nrows;
+        ncols = this->csr.ncols;
+        nvals = this->csr.nvals();
+        type = this->csr.type;
+        pattern = this->csr.pattern;
+        empty_rows = 0;
+        for (int64_t i = 0; i < nrows; ++i)
+            empty_rows += this->csr.row_ptr[i + 1] == this->csr.row_ptr[i];
+    }
+    void rebuild(const FormatOptions &opt) override;
+    void info(psv_matrix_info &out) const override;
+    int32_t tile_count() const override { return (int32_t)form.tiles.size(); }
+    void tile_info(int32_t tile, psv_tile_info &out) const override;
+    void extract_tuples(int64_t *rows, int64_t *cols, void *values) const override;
+    void row_lengths(std::vector<int64_t> &out) const override {
+        out.resize((size_t)nrows);
+        for (int64_t i = 0; i < nrows; ++i) out[i] = csr.row_ptr[i + 1] - csr.row_ptr[i];
+    }
+    std::unique_ptr<MatrixStore> transposed() const override;
+    TileComposite host_form() const override { return form; }
+
+    const CpuBackend *be_;
+    CsrHost csr;
+    TileComposite form;
+    psv_kernel kernel = PSV_KERNEL_TILE_COMPOSITE;
+    double build_seconds = 0;
+};
+
+class CpuBackend final : public Backend {
+public:
+    psv_backend kind() const override { return PSV_BACKEND_CPU; }
+    std::string device_name() const override {
+#ifdef _OPENMP
+        return format("CPU (OpenMP, %d threads)", omp_get_max_threads());
+#else
+        return "CPU (1 thread)";
+#endif
+    }
+    void *allocate(size_t bytes) override {
+        void *p = std::malloc(bytes ? bytes : 1);
+        if (!p) fail(PSV_ERROR_OUT_OF_MEMORY, format("out of host memory (%zu bytes)", bytes));
+        return p;
+    }
+    void deallocate(void *p) noexcept override { std::free(p); }
+    void upload(void *dst, const void *src, size_t bytes) override { if (bytes) std::memcpy(dst, src, bytes); }
+    void download(void *dst, const void *src, size_t bytes) override { if (bytes) std::memcpy(dst, src, bytes); }
+    void copy(void *dst, const void *src, size_t bytes) override { if (bytes) std::memmove(dst, src, bytes); }
+    void set_bytes(void *dst, int value, size_t bytes) override { if (bytes) std::memset(dst, value, bytes); }
+    void copy_from_device_pointer(void *, const void *, size_t) override {
+        fail(PSV_ERROR_BACKEND_UNAVAILABLE, "device pointers need a CUDA context; this one is CPU");
+    }
+    void copy_to_device_pointer(void *, const void *, size_t) override {
+        fail(PSV_ERROR_BACKEND_UNAVAILABLE, "device pointers need a CUDA context; this one is CPU");
+    }
+    // A tile's slice of x should stay in a core's L2: 16 K columns (64 KB of fp32).
+    int64_t default_tile_width(size_t value_bytes) const override {
+        return value_bytes > 4 ? 8192 : 16384;
+    }
+    PerfModel perf_model() const override {
+        PerfModel m;
+#ifdef _OPENMP
+        m.max_active_warps = 32 * omp_get_max_threads();
+#else
+        m.max_active_warps = 32;
+#endif
+        m.workload_cost = default_workload_cost;
+        return m;
+    }
+
+    std::unique_ptr<MatrixStore> build_matrix(CsrHost &&csr, const FormatOptions &opt) override {
+        auto M = std::make_unique<CpuMatrix>(this, std::move(csr));
+        M->rebuild(opt);
+        return M;
+    }
+
+    void fill(psv_type type, int64_t n, void *x, const void *value) override;
+    void ewise(psv_op op, psv_type type, int64_t n, void *w, uint8_t *wp, const void *u,
+               const uint8_t *up, const void *v, const uint8_t *vp) override;
+    void apply(psv_op op, psv_type type, int64_t n, void *w, const void *u,
+               const void *scalar) override;
+    void reduce(psv_op monoid, psv_type type, int64_t n, const void *x, const uint8_t *xp,
+                void *result) override;
+    int64_t count_present(int64_t n, const uint8_t *p) override {
+        if (!p) return n;
+        int64_t c = 0;
+#pragma omp parallel for reduction(+ : c) schedule(static)
+        for (int64_t i = 0; i < n; ++i) c += p[i] != 0;
+        return c;
+    }
+    void spmv(const SpmvArgs &a) override;
+    void assign(const AssignArgs &a) override;
+    void pagerank_scale(int64_t n, const float *r, const float *inv_outdeg, float *w,
+                        double *dangling) override;
+    void pagerank_update(int64_t n, const float *t, float *r, double teleport, double damping,
+                         const double *dangling, double *diff) override;
+};
+
+// ---- matrices ---------------------------------------------------------------------------------
+
+void CpuMatrix::rebuild(const FormatOptions &opt) {
+    auto t0 = std::chrono::steady_clock::now();
+    const size_t vb = pattern ? 4 : type_size(type);
+    const int64_t tw = opt.tile_width > 0 ? opt.tile_width : be_->default_tile_width(vb);
+    if (opt.progress && nvals > 20000000)
+        std::fprintf(stderr, "psv: building tile-composite form of %lld entries...\n", (long long)nvals);
+    TileComposite f = build_tile_composite(csr, tw, opt.max_tiles, opt.workload_size, be_->perf_model());
+    form = std::move(f);
+    options = opt;
+    // TILE-COO is a GPU baseline; the CPU runs CSR for it.
+    kernel = (opt.kernel == PSV_KERNEL_CSR || opt.kernel == PSV_KERNEL_TILE_COO) ? PSV_KERNEL_CSR
+                                                                                : PSV_KERNEL_TILE_COMPOSITE;
+    build_seconds = seconds_since(t0);
+    if (opt.progress && build_seconds > 1.0)
+        std::fprintf(stderr, "psv: built in %.2f s (%d dense tiles, %zu workloads)\n", build_seconds,
+                     form.dense_tiles, form.workloads.size());
+}
+
+void CpuMatrix::info(psv_matrix_info &o) const {
+    std::memset(&o, 0, sizeof o);
+    o.nrows = nrows;
+    o.ncols = ncols;
+    o.nvals = nvals;
+    o.tile_width = form.tile_width;
+    o.dense_tiles = form.dense_tiles;
+    o.sparse_tile = (int32_t)form.tiles.size() > form.dense_tiles;
+    o.dense_columns = (int64_t)form.dense_tiles * form.tile_width;
+    for (const Tile &t : form.tiles) {
+        if (!t.is_sparse) o.dense_nvals += t.nvals;
+        for (int64_t w = t.wl_begin; w < t.wl_end; ++w) o.row_major_workloads += form.workloads[w].layout == kRowMajor;
+    }
+    o.workloads = (int64_t)form.workloads.size();
+    o.stored_entries = form.stored_entries();
+    o.padding_ratio = nvals ? (double)o.stored_entries / (double)nvals : 1.0;
+    o.bytes = form.bytes();
+    o.workload_size = form.tiles.empty() ? 0 : form.tiles[0].workload_size;
+    o.kernel = kernel;
+    o.backend = PSV_BACKEND_CPU;
+    int64_t maxr = 0;
+    std::vector<int64_t> cl((size_t)ncols, 0);
+    for (int64_t i = 0; i < nrows; ++i) maxr = std::max(maxr, csr.row_ptr[i + 1] - csr.row_ptr[i]);
+    o.max_row_length = (int32_t)maxr;
+    o.max_col_length = 0;
+    if (!form.col_order.empty()) {
+        for (int64_t e = 0; e < nvals; ++e) cl[csr.col[e]]++;
+        o.max_col_length = (int32_t)cl[form.col_order[0]];
+    }
+    o.build_seconds = build_seconds;
+}
+
+void CpuMatrix::tile_info(int32_t tile, psv_tile_info &o) const {
+    std::memset(&o, 0, sizeof o);
+    const Tile &t = form.tiles[tile];
+    o.col_begin = t.col_begin;
+    o.col_end = t.col_end;
+    o.rows = t.row_count;
+    o.nvals = t.nvals;
+    o.workloads = t.wl_end - t.wl_begin;
+    for (int64_t w = t.wl_begin; w < t.wl_end; ++w) o.row_major_workloads += form.workloads[w].layout == kRowMajor;
+    o.workload_size = t.workload_size;
+    o.stored_entries = t.entry_end - t.entry_begin;
+    o.index_bits = t.index_bits;
+    o.is_sparse = t.is_sparse;
+}
+
+void CpuMatrix::extract_tuples(int64_t *rows, int64_t *cols, void *values) const {
+    const size_t vs = type_size(type);
+#pragma omp parallel for schedule(dynamic, 1024)
+    for (int64_t i = 0; i < nrows; ++i) {
+        for (int64_t e = csr.row_ptr[i]; e < csr.row_ptr[i + 1]; ++e) {
+            if (rows) rows[e] = i;
+            if (cols) cols[e] = csr.col[e];
+            if (values) {
+                uint8_t *dst = static_cast<uint8_t *>(values) + e * vs;
+                if (pattern) {
+                    dispatch_type(type, [&](auto tag) {
+                        using T = typename decltype(tag)::type;
+                        T one = 1;
+                        std::memcpy(dst, &one, vs);
+                    });
+                } else {
+                    std::memcpy(dst, &csr.values[e * vs], vs);
+                }
+            }
+        }
+    }
+}
+
+std::unique_ptr<MatrixStore> CpuMatrix::transposed() const {
+    auto T = std::make_unique<CpuMatrix>(be_, transpose(csr));
+    T->rebuild(options);
+    return T;
+}
+
+// ---- products ---------------------------------------------------------------------------------
+
+template <class S>
+void spmv_csr(const CsrHost &A, const typename S::value_type *u, const uint8_t *up,
+              typename S::value_type *t, uint8_t *tp) {
+    using T = typename S::value_type;
+    const T *av = A.pattern || S::ignores_matrix ? nullptr : reinterpret_cast<const T *>(A.values.data());
+#pragma omp parallel for schedule(dynamic, 256)
+    for (int64_t i = 0; i < A.nrows; ++i) {
+        T acc = S::identity();
+        bool any = false;
+        for (int64_t e = A.row_ptr[i]; e < A.row_ptr[i + 1]; ++e) {
+            const int32_t j = A.col[e];
+            if (up && !up[j]) continue;
+            const T a = av ? av[e] : T(1);
+            acc = S::add(acc, S::mul(a, u[j]));
+            any = true;
+        }
+        t[i] = acc;
+        if (tp) tp[i] = any;
+    }
+}
+
+template <class S, class Index>
+void run_workloads(const TileComposite &F, const Tile &tile, const Index *cols,
+                   const typename S::value_type *xr, typename S::value_type *t) {
+    using T = typename S::value_type;
+    const T *vals = F.pattern || S::ignores_matrix ? nullptr : reinterpret_cast<const T *>(F.values.data());
+    const Index pad = (Index)~Index(0);
+#pragma omp parallel for schedule(dynamic, 16)
+    for (int64_t wi = tile.wl_begin; wi < tile.wl_end; ++wi) {
+        const Workload &W = F.workloads[wi];
+        const int64_t local = W.entry_begin - tile.entry_begin;
+        for (int32_t q = 0; q < W.height; ++q) {
+            T acc = S::identity();
+            for (int32_t k = 0; k < W.width; ++k) {
+                const int64_t pos = W.layout == kRowMajor ? (int64_t)q * W.stride + k : (int64_t)k * W.stride + q;
+                const Index c = cols[local + pos];
+                if (c == pad) break;  // a row's padding follows its entries
+                const T a = vals ? vals[W.entry_begin + pos] : T(1);
+                acc = S::add(acc, S::mul(a, xr[c]));
+            }
+            const int32_t row = F.row_ids[W.row_begin + q];
+            t[row] = S::add(t[row], acc);
+        }
+    }
+}
+
+template <class S>
+void spmv_tile_composite(const CpuMatrix &M, const typename S::value_type *u,
+                         typename S::value_type *t, uint8_t *tp) {
+    using T = typename S::value_type;
+    const TileComposite &F = M.form;
+    std::vector<T> xr((size_t)F.ncols);
+#pragma omp parallel for schedule(static)
+    for (int64_t k = 0; k < F.ncols; ++k) xr[k] = u[F.col_order[k]];
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < F.nrows; ++i) {
+        t[i] = S::identity();
+        if (tp) tp[i] = M.csr.row_ptr[i + 1] > M.csr.row_ptr[i];
+    }
+    // Tiles run one after another: each row appears once per tile, so no two workloads of a
+    // launch touch the same t(i), and the order of the tile sums is fixed (deterministic).
+    for (const Tile &tile : F.tiles) {
+        const T *x = xr.data() + tile.col_begin;
+        if (tile.index_bits == 16)
+            run_workloads<S>(F, tile, F.col16.data() + tile.index_offset, x, t);
+        else
+            run_workloads<S>(F, tile, F.col32.data() + tile.index_offset, x, t);
+    }
+}
+
+void CpuBackend::spmv(const SpmvArgs &a) {
+    const CpuMatrix &M = static_cast<const CpuMatrix &>(*a.A);
+    dispatch_semiring(a.add, a.mul, a.type, [&](auto s) {
+        using S = decltype(s);
+        using T = typename S::value_type;
+        const T *u = static_cast<const T *>(a.u);
+        T *t = static_cast<T *>(a.t);
+        if (a.u_present || M.kernel == PSV_KERNEL_CSR)
+            spmv_csr<S>(M.csr, u, a.u_present, t, a.t_present);
+        else
+            spmv_tile_composite<S>(M, u, t, a.t_present);
+    });
+}
+
+// A mask entry's truth: present, and (value mask) nonzero.
+inline bool mask_value(const void *mask, psv_type mt, int64_t i) {
+    switch (mt) {
+    case PSV_BOOL: return static_cast<const uint8_t *>(mask)[i] != 0;
+    case PSV_INT32: return static_cast<const int32_t *>(mask)[i] != 0;
+    case PSV_INT64: return static_cast<const int64_t *>(mask)[i] != 0;
+    case PSV_FP32: return static_cast<const float *>(mask)[i] != 0;
+    default: return static_cast<const double *>(mask)[i] != 0;
+    }
+}
+
+void CpuBackend::assign(const AssignArgs &a) {
+    dispatch_type(a.type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        auto body = [&](auto accum_op, bool has_accum) {
+            using Op = decltype(accum_op);
+            T *w = static_cast<T *>(a.w);
+            const T *t = static_cast<const T *>(a.t);
+#pragma omp parallel for schedule(static)
+            for (int64_t i = 0; i < a.n; ++i) {
+                bool m = true;
+                if (a.mask) {
+                    const bool mp = !a.mask_present || a.mask_present[i];
+                    m = mp && (a.structure || mask_value(a.mask, a.mask_type, i));
+                    if (a.complement) m = !m;
+                } else if (a.complement) {
+                    m = false;  // the complement of "no mask" allows nothing
+                }
+                const bool wp = !a.w_present_in || a.w_present_in[i];
+                const bool tp = !a.t_present || a.t_present[i];
+                if (!m) {
+                    a.w_present[i] = a.replace ? 0 : wp;
+                    continue;
+                }
+                if (has_accum) {
+                    if (wp && tp) w[i] = Op::apply(w[i], t[i]);
+                    else if (tp) w[i] = t[i];
+                    a.w_present[i] = wp || tp;
+                } else {
+                    if (tp) w[i] = t[i];
+                    a.w_present[i] = tp;
+                }
+            }
+        };
+        if (a.accum == PSV_NOOP)
+            body(BinaryOp<PSV_FIRST, T>{}, false);
+        else
+            dispatch_binary_op<T>(a.accum, [&](auto op) { body(op, true); });
+    });
+}
+
+// ---- vectors ----------------------------------------------------------------------------------
+
+void CpuBackend::fill(psv_type type, int64_t n, void *x, const void *value) {
+    dispatch_type(type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        T v;
+        std::memcpy(&v, value, sizeof(T));
+        T *p = static_cast<T *>(x);
+#pragma omp parallel for schedule(static)
+        for (int64_t i = 0; i < n; ++i) p[i] = v;
+    });
+}
+
+void CpuBackend::ewise(psv_op op, psv_type type, int64_t n, void *wv, uint8_t *wp, const void *uv,
+                       const uint8_t *up, const void *vv, const uint8_t *vp) {
+    dispatch_type(type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        dispatch_binary_op<T>(canonical_op(op, type), [&](auto f) {
+            using Op = decltype(f);
+            T *w = static_cast<T *>(wv);
+            const T *u = static_cast<const T *>(uv);
+            const T *v = static_cast<const T *>(vv);
+#pragma omp parallel for schedule(static)
+            for (int64_t i = 0; i < n; ++i) {
+                const bool p = (!up || up[i]) && (!vp || vp[i]);
+                if (p) w[i] = Op::apply(u[i], v[i]);
+                if (up || vp) wp[i] = p;
+            }
+        });
+    });
+}
+
+void CpuBackend::apply(psv_op op, psv_type type, int64_t n, void *wv, const void *uv,
+                       const void *scalar) {
+    dispatch_type(type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        T s;
+        std::memcpy(&s, scalar, sizeof(T));
+        dispatch_binary_op<T>(canonical_op(op, type), [&](auto f) {
+            using Op = decltype(f);
+            T *w = static_cast<T *>(wv);
+            const T *u = static_cast<const T *>(uv);
+#pragma omp parallel for schedule(static)
+            for (int64_t i = 0; i < n; ++i) w[i] = Op::apply(u[i], s);
+        });
+    });
+}
+
+void CpuBackend::reduce(psv_op monoid, psv_type type, int64_t n, const void *xv, const uint8_t *xp,
+                        void *result) {
+    dispatch_type(type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        dispatch_monoid<T>(canonical_op(monoid, type), [&](auto f) {
+            using Op = decltype(f);
+            const T id = MonoidIdentity<Op::code, T>::value();
+            const T *x = static_cast<const T *>(xv);
+            const int64_t nchunks = (n + kChunk - 1) / kChunk;
+            std::vector<T> part((size_t)nchunks, id);
+#pragma omp parallel for schedule(static)
+            for (int64_t c = 0; c < nchunks; ++c) {
+                T acc = id;
+                const int64_t end = std::min(n, (c + 1) * kChunk);
+                for (int64_t i = c * kChunk; i < end; ++i)
+                    if (!xp || xp[i]) acc = Op::apply(acc, x[i]);
+                part[c] = acc;
+            }
+            T acc = id;
+            for (T p : part) acc = Op::apply(acc, p);
+            std::memcpy(result, &acc, sizeof(T));
+        });
+    });
+}
+
+void CpuBackend::pagerank_scale(int64_t n, const float *r, const float *inv, float *w, double *dangling) {
+    const int64_t nchunks = (n + kChunk - 1) / kChunk;
+    std::vector<double> part((size_t)nchunks, 0.0);
+#pragma omp parallel for schedule(static)
+    for (int64_t c = 0; c < nchunks; ++c) {
+        double d = 0;
+        const int64_t end = std::min(n, (c + 1) * kChunk);
+        for (int64_t i = c * kChunk; i < end; ++i) {
+            w[i] = r[i] * inv[i];
+            if (inv[i] == 0.0f) d += r[i];
+        }
+        part[c] = d;
+    }
+    double d = 0;
+    for (double p : part) d += p;
+    *dangling = d;
+}
+
+void CpuBackend::pagerank_update(int64_t n, const float *t, float *r, double teleport, double damping,
+                                 const double *dangling, double *diff) {
+    const float base = (float)(teleport + damping * (*dangling) / (double)n);
+    const float d = (float)damping;
+    const int64_t nchunks = (n + kChunk - 1) / kChunk;
+    std::vector<double> part((size_t)nchunks, 0.0);
+#pragma omp parallel for schedule(static)
+    for (int64_t c = 0; c < nchunks; ++c) {
+        double s = 0;
+        const int64_t end = std::min(n, (c + 1) * kChunk);
+        for (int64_t i = c * kChunk; i < end; ++i) {
+            const float rn = base + d * t[i];
+            s += std::fabs((double)rn - (double)r[i]);
+            r[i] = rn;
+        }
+        part[c] = s;
+    }
+    double s = 0;
+    for (double p : part) s += p;
+    *diff = s;
+}
+
+}  // namespace
+
+std::unique_ptr<Backend> create_cpu_backend() { return std::make_unique<CpuBackend>(); }
+
+}  // namespace psv

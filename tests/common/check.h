@@ -1,0 +1,64 @@
+/* Minimal test harness shared by the C and C++ tests: CHECK counts failures and keeps going;
+ * a test's main returns check_exit() (0 pass, 1 fail). Exit 77 means "skipped" to Meson. */
+#ifndef PSV_TEST_CHECK_H
+#define PSV_TEST_CHECK_H
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int check_failures = 0;
+static int check_count = 0;
+
+#define CHECK(cond)                                                                        \
+    do {                                                                                   \
+        ++check_count;                                                                     \
+        if (!(cond)) {                                                                     \
+            ++check_failures;                                                              \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);       \
+        }                                                                                  \
+    } while (0)
+
+#define CHECK_MSG(cond, ...)                                                               \
+    do {                                                                                   \
+        ++check_count;                                                                     \
+        if (!(cond)) {                                                                     \
+            ++check_failures;                                                              \
+            fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond);       \
+            fprintf(stderr, __VA_ARGS__);                                                  \
+            fputc('\n', stderr);                                                           \
+        }                                                                                  \
+    } while (0)
+
+/* A status equal to what is expected, with the status names printed on failure. */
+#define CHECK_STATUS(call, expected)                                                       \
+    do {                                                                                   \
+        int check_s_ = (int)(call);                                                        \
+        ++check_count;                                                                     \
+        if (check_s_ != (int)(expected)) {                                                 \
+            ++check_failures;                                                              \
+            fprintf(stderr, "%s:%d: %s returned %d (%s), expected %d\n", __FILE__,          \
+                    __LINE__, #call, check_s_, psv_status_string(check_s_), (int)(expected)); \
+        }                                                                                  \
+    } while (0)
+
+/* Fatal: stop the test at once (the rest would only crash). */
+#define REQUIRE(cond)                                                                      \
+    do {                                                                                   \
+        if (!(cond)) {                                                                     \
+            fprintf(stderr, "%s:%d: REQUIRE failed: %s\n", __FILE__, __LINE__, #cond);     \
+            exit(1);                                                                       \
+        }                                                                                  \
+    } while (0)
+
+static int check_exit(void) {
+    fprintf(stderr, "%d checks, %d failed\n", check_count, check_failures);
+    return check_failures ? 1 : 0;
+}
+
+/* |a-b| <= atol + rtol*|b| */
+static int near(double a, double b, double rtol, double atol) {
+    if (isnan(a) && isnan(b)) return 1;
+    if (isinf(a) || isinf(b)) return a == b;
+    return fabs(a - b) <= atol + rtol * fabs(b);
+}
+#endif
