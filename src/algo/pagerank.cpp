@@ -35,12 +35,11 @@ bool pagerank(Backend &be, const MatrixStore &A, const MatrixStore &AT, double d
     sa.type = PSV_FP32;
     sa.u = w.get();
     sa.t = t.get();
-    const double teleport = (1.0 - damping) / (double)n;
     bool converged = false;
     while (iterations < max_iterations) {
         be.pagerank_scale(n, r.as<float>(), inv.as<float>(), w.as<float>(), dangling);
         be.spmv(sa);
-        be.pagerank_update(n, t.as<float>(), r.as<float>(), teleport, damping, dangling, diff);
+        be.pagerank_update(n, t.as<float>(), r.as<float>(), damping, dangling, nullptr, diff);
         ++iterations;
         double d = 0;
         be.download(&d, diff, sizeof d);

@@ -1,0 +1,78 @@
+// The CPU backend's algorithm primitives (see Backend in core/backend.hpp).
+#include <cmath>
+#include <vector>
+
+#include "cpu/cpu_backend.hpp"
+
+namespace psv {
+namespace cpu {
+
+void CpuBackend::pagerank_scale(int64_t n, const float *r, const float *inv, float *w, double *dangling) {
+    const double d = chunked_sum(n, [&](int64_t i) {
+        w[i] = r[i] * inv[i];
+        return inv[i] == 0.0f ? (double)r[i] : 0.0;
+    });
+    if (dangling) *dangling = d;
+}
+
+void CpuBackend::pagerank_update(int64_t n, const float *t, float *r, double damping, const double *dangling,
+                                 const float *personal, double *diff) {
+    const float d = (float)damping;
+    const float scale = (float)((1.0 - damping) + damping * (*dangling));
+    const float uniform = scale * (float)(1.0 / (double)n);
+    *diff = chunked_sum(n, [&](int64_t i) {
+        const float base = personal ? scale * personal[i] : uniform;
+        const float rn = base + d * t[i];
+        const double dd = std::fabs((double)rn - (double)r[i]);
+        r[i] = rn;
+        return dd;
+    });
+}
+
+void CpuBackend::sum(int64_t n, const float *x, double *out) {
+    *out = chunked_sum(n, [&](int64_t i) { return (double)x[i]; });
+}
+
+void CpuBackend::normalize_diff(int64_t n, float *x, const double *total, const float *prev, double *diff) {
+    const double tot = *total;
+    const float inv = tot != 0 ? (float)(1.0 / tot) : 1.0f;
+    const double d = chunked_sum(n, [&](int64_t i) {
+        x[i] *= inv;
+        return prev ? std::fabs((double)x[i] - (double)prev[i]) : 0.0;
+    });
+    if (prev) *diff = d;
+}
+
+void CpuBackend::rwr_update(int64_t n, int32_t k, const float *T, float *R, double c, const int64_t *queries,
+                            double *diffs) {
+    const float cf = (float)c, restart = (float)(1.0 - c);
+    for (int32_t j = 0; j < k; ++j) {
+        diffs[j] = chunked_sum(n, [&](int64_t i) {
+            const int64_t p = i * k + j;
+            const float rn = cf * T[p] + (i == queries[j] ? restart : 0.0f);
+            const double dd = std::fabs((double)rn - (double)R[p]);
+            R[p] = rn;
+            return dd;
+        });
+    }
+}
+
+void CpuBackend::spmm_pattern(const MatrixStore &A, int32_t k, const float *U, float *T) {
+    const CsrHost &csr = static_cast<const CpuMatrix &>(A).csr;
+#pragma omp parallel
+    {
+        std::vector<float> acc((size_t)k);
+#pragma omp for schedule(dynamic, 256)
+        for (int64_t i = 0; i < csr.nrows; ++i) {
+            std::fill(acc.begin(), acc.end(), 0.0f);
+            for (int64_t e = csr.row_ptr[i]; e < csr.row_ptr[i + 1]; ++e) {
+                const float *u = U + (int64_t)csr.col[e] * k;
+                for (int32_t j = 0; j < k; ++j) acc[j] += u[j];
+            }
+            for (int32_t j = 0; j < k; ++j) T[i * k + j] = acc[j];
+        }
+    }
+}
+
+}  // namespace cpu
+}  // namespace psv
