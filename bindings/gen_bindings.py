@@ -292,6 +292,17 @@ def f_name(n):
     return n + "_" if n.lower() in FORTRAN_RENAME else n
 
 
+def f_check_names(f):
+    """Fortran is case-insensitive: two parameters differing only in case cannot both exist."""
+    seen = set()
+    for p in f.params:
+        low = f_name(p.name).lower()
+        if low in seen or low == f.name.lower():
+            raise ParseError("%s: parameter %s clashes in Fortran (names ignore case)"
+                             % (f.name, p.name))
+        seen.add(low)
+
+
 def gen_fortran(h):
     L = []
     L.append("! psv_c.f90 -- " + BANNER)
@@ -325,6 +336,7 @@ def gen_fortran(h):
         L.append("")
     L.append("  interface")
     for f in h.funcs:
+        f_check_names(f)
         rk, rbase = classify(h, f.ret) if f.ret != "void" else ("void", None)
         args = ", ".join(f_name(p.name) for p in f.params)
         if rk == "void":

@@ -337,7 +337,14 @@ fn cstr(p: *const std::os::raw::c_char) -> String {
 // Matrix
 // ---------------------------------------------------------------------------------------------
 
-/// A sparse matrix in tile-composite form, owned; cannot outlive its context.
+/// A sparse matrix in tile-composite form, owned; cannot outlive its context:
+///
+/// ```compile_fail,E0597
+/// let a = {
+///     let ctx = psv::Context::new(psv::Backend::Cpu).unwrap();
+///     psv::Matrix::read(&ctx, "graph.mtx").unwrap()
+/// }; // error[E0597]: `ctx` does not live long enough
+/// ```
 pub struct Matrix<'c> {
     raw: *mut sys::psv_matrix,
     ctx: &'c Context,
