@@ -10,65 +10,12 @@
 #include "core/ops.hpp"
 #include "io/read.hpp"
 #include "psv/psv.h"
+#include "api/shim.hpp"
 
 using namespace psv;
+using namespace psv::api;
 
 namespace {
-
-// Runs body; ctx is filled in by the body as soon as it is known, so failures can be recorded.
-template <class F> psv_status guard(const char *fn, ContextCore *&ctx, F &&body) noexcept {
-    psv_status st;
-    std::string msg;
-    try {
-        return body();
-    } catch (const Error &e) {
-        st = e.status();
-        msg = e.what();
-    } catch (const std::bad_alloc &) {
-        st = PSV_ERROR_OUT_OF_MEMORY;
-        msg = "out of host memory";
-    } catch (const std::exception &e) {
-        st = PSV_ERROR_PANIC;
-        msg = std::string("internal error: ") + e.what();
-    } catch (...) {
-        st = PSV_ERROR_PANIC;
-        msg = "internal error: unknown exception";
-    }
-    if (ctx) {
-        try {
-            ctx->set_error(std::string(fn) + ": " + msg);
-        } catch (...) {
-        }
-    }
-    return st;
-}
-
-template <class P> void need(const P *p, const char *name) {
-    if (!p) fail(PSV_ERROR_NULL_POINTER, format("%s is NULL", name));
-}
-
-ContextCore *check_context(const psv_context *c, const char *name) {
-    need(c, name);
-    if (!registry_has(c, Kind::Context) || c->magic != kMagicContext)
-        fail(PSV_ERROR_UNINITIALIZED_OBJECT, format("%s is not a live psv_context", name));
-    return c->core.get();
-}
-
-// Validates a handle of an object kind and returns its context core (alive).
-template <class H>
-ContextCore *check_object(const H *h, Kind kind, uint64_t magic, const char *name, ContextCore *&ctx) {
-    need(h, name);
-    if (!registry_has(h, kind) || h->magic != magic)
-        fail(PSV_ERROR_UNINITIALIZED_OBJECT, format("%s is not a live psv object of its kind (freed or garbage)", name));
-    if (!ctx) ctx = h->ctx.get();
-    if (!h->ctx->alive) fail(PSV_ERROR_UNINITIALIZED_OBJECT, format("the context of %s was freed", name));
-    if (h->ctx.get() != ctx)
-        fail(PSV_ERROR_CONTEXT_MISMATCH, format("%s belongs to another context", name));
-    return h->ctx.get();
-}
-ContextCore *check(const psv_matrix *A, const char *n, ContextCore *&ctx) { return check_object(A, Kind::Matrix, kMagicMatrix, n, ctx); }
-ContextCore *check(const psv_vector *v, const char *n, ContextCore *&ctx) { return check_object(v, Kind::Vector, kMagicVector, n, ctx); }
-ContextCore *check(const psv_semiring *s, const char *n, ContextCore *&ctx) { return check_object(s, Kind::Semiring, kMagicSemiring, n, ctx); }
 
 void check_type(psv_type t) {
     if (!valid_type(t)) fail(PSV_ERROR_INVALID_VALUE, format("%d is not a psv_type", (int)t));
@@ -114,6 +61,12 @@ psv_matrix *new_matrix(ContextCore *ctx, const std::shared_ptr<ContextCore> &cor
     return m.release();
 }
 
+
+}  // namespace
+
+namespace psv {
+namespace api {
+
 psv_vector *new_vector(const std::shared_ptr<ContextCore> &core, psv_type type, int64_t n) {
     auto v = std::make_unique<psv_vector_s>();
     v->ctx = core;
@@ -128,15 +81,20 @@ psv_vector *new_vector(const std::shared_ptr<ContextCore> &core, psv_type type, 
     return v.release();
 }
 
-// The form used for A or A': the transpose is built once and cached.
-const MatrixStore &effective_store(const psv_matrix *A, bool transpose) {
-    if (!transpose) return *A->store;
-    auto *m = const_cast<psv_matrix *>(A);
-    if (!m->transpose) m->transpose = A->store->transposed();
-    return *m->transpose;
+psv_vector *adopt_vector(const std::shared_ptr<ContextCore> &core, psv_type type, int64_t n, Buffer &&values) {
+    auto v = std::make_unique<psv_vector_s>();
+    v->ctx = core;
+    v->type = type;
+    v->n = n;
+    v->present = Buffer(core->backend.get(), (size_t)n);  // used once entries are deleted
+    v->values = std::move(values);
+    v->full = true;
+    registry_add(v.get(), Kind::Vector);
+    return v.release();
 }
 
-}  // namespace
+}  // namespace api
+}  // namespace psv
 
 // ---- versions, statuses --------------------------------------------------------------------------
 
@@ -799,17 +757,10 @@ psv_status psv_pagerank(psv_vector **rank, int32_t *iterations, const psv_matrix
         if (!(tolerance >= 0)) fail(PSV_ERROR_INVALID_VALUE, "tolerance must be >= 0");
         if (max_iterations < 1) fail(PSV_ERROR_INVALID_VALUE, "max_iterations must be >= 1");
         const MatrixStore &AT = effective_store(A, true);
-        auto v = std::make_unique<psv_vector_s>();
-        v->ctx = A->ctx;
-        v->type = PSV_FP32;
-        v->n = A->store->nrows;
+        Buffer r;
         int32_t iters = 0;
-        const bool converged = pagerank(*ctx->backend, *A->store, AT, damping, tolerance, max_iterations,
-                                        v->values, iters);
-        v->present = Buffer(ctx->backend.get(), (size_t)v->n);  // used once entries are deleted
-        v->full = true;
-        registry_add(v.get(), Kind::Vector);
-        *rank = v.release();
+        const bool converged = pagerank(*ctx->backend, *A->store, AT, damping, tolerance, max_iterations, r, iters);
+        *rank = adopt_vector(A->ctx, PSV_FP32, A->store->nrows, std::move(r));
         if (iterations) *iterations = iters;
         if (!converged) {
             ctx->set_error(format("psv_pagerank: not converged after %d iterations", (int)iters));

@@ -1,0 +1,83 @@
+// Shared by the C shims: the exception -> status guard and handle validation.
+#pragma once
+#include <memory>
+#include <new>
+#include <string>
+
+#include "core/objects.hpp"
+#include "core/ops.hpp"
+#include "psv/psv.h"
+
+namespace psv {
+namespace api {
+
+// Runs body; ctx is filled in by the body as soon as it is known, so failures can be recorded.
+template <class F> inline psv_status guard(const char *fn, ContextCore *&ctx, F &&body) noexcept {
+    psv_status st;
+    std::string msg;
+    try {
+        return body();
+    } catch (const Error &e) {
+        st = e.status();
+        msg = e.what();
+    } catch (const std::bad_alloc &) {
+        st = PSV_ERROR_OUT_OF_MEMORY;
+        msg = "out of host memory";
+    } catch (const std::exception &e) {
+        st = PSV_ERROR_PANIC;
+        msg = std::string("internal error: ") + e.what();
+    } catch (...) {
+        st = PSV_ERROR_PANIC;
+        msg = "internal error: unknown exception";
+    }
+    if (ctx) {
+        try {
+            ctx->set_error(std::string(fn) + ": " + msg);
+        } catch (...) {
+        }
+    }
+    return st;
+}
+
+template <class P> inline void need(const P *p, const char *name) {
+    if (!p) fail(PSV_ERROR_NULL_POINTER, format("%s is NULL", name));
+}
+
+inline ContextCore *check_context(const psv_context *c, const char *name) {
+    need(c, name);
+    if (!registry_has(c, Kind::Context) || c->magic != kMagicContext)
+        fail(PSV_ERROR_UNINITIALIZED_OBJECT, format("%s is not a live psv_context", name));
+    return c->core.get();
+}
+
+// Validates a handle of an object kind and returns its context core (alive).
+template <class H>
+inline ContextCore *check_object(const H *h, Kind kind, uint64_t magic, const char *name, ContextCore *&ctx) {
+    need(h, name);
+    if (!registry_has(h, kind) || h->magic != magic)
+        fail(PSV_ERROR_UNINITIALIZED_OBJECT, format("%s is not a live psv object of its kind (freed or garbage)", name));
+    if (!ctx) ctx = h->ctx.get();
+    if (!h->ctx->alive) fail(PSV_ERROR_UNINITIALIZED_OBJECT, format("the context of %s was freed", name));
+    if (h->ctx.get() != ctx)
+        fail(PSV_ERROR_CONTEXT_MISMATCH, format("%s belongs to another context", name));
+    return h->ctx.get();
+}
+inline ContextCore *check(const psv_matrix *A, const char *n, ContextCore *&ctx) { return check_object(A, Kind::Matrix, kMagicMatrix, n, ctx); }
+inline ContextCore *check(const psv_vector *v, const char *n, ContextCore *&ctx) { return check_object(v, Kind::Vector, kMagicVector, n, ctx); }
+inline ContextCore *check(const psv_semiring *s, const char *n, ContextCore *&ctx) { return check_object(s, Kind::Semiring, kMagicSemiring, n, ctx); }
+
+// The form used for A or A': the transpose is built once and cached.
+inline const MatrixStore &effective_store(const psv_matrix *A, bool transpose) {
+    if (!transpose) return *A->store;
+    auto *m = const_cast<psv_matrix *>(A);
+    if (!m->transpose) m->transpose = A->store->transposed();
+    return *m->transpose;
+}
+
+// A new registered vector of n entries, none present.
+psv_vector *new_vector(const std::shared_ptr<ContextCore> &core, psv_type type, int64_t n);
+// A new registered, full vector owning `values` (n entries of type).
+psv_vector *adopt_vector(const std::shared_ptr<ContextCore> &core, psv_type type, int64_t n, Buffer &&values);
+
+}  // namespace api
+}  // namespace psv
