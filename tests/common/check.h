@@ -62,3 +62,30 @@ static int near(double a, double b, double rtol, double atol) {
     return fabs(a - b) <= atol + rtol * fabs(b);
 }
 #endif
+
+#ifdef PSV_H
+#include <string.h>
+/* The backend a test runs on: env PSV_TEST_BACKEND = cpu (default) or cuda. A CUDA run on a
+ * machine without a usable device exits 77 (skipped). */
+static psv_backend test_backend(void) {
+    const char *b = getenv("PSV_TEST_BACKEND");
+    if (b && !strcmp(b, "cuda")) {
+        if (!psv_backend_available(PSV_BACKEND_CUDA)) {
+            fprintf(stderr, "no CUDA device: skipped\n");
+            exit(77);
+        }
+        return PSV_BACKEND_CUDA;
+    }
+    return PSV_BACKEND_CPU;
+}
+
+/* Path of a file under tests/data (env PSV_TEST_DATA). */
+static const char *test_data(const char *name) {
+    static char buf[4][4096];
+    static int k = 0;
+    const char *dir = getenv("PSV_TEST_DATA");
+    char *p = buf[k++ & 3];
+    snprintf(p, 4096, "%s/%s", dir ? dir : "tests/data", name);
+    return p;
+}
+#endif
