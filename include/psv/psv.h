@@ -98,7 +98,8 @@ PSV_API size_t psv_type_size(psv_type t);
 /*
  * Binary operators. x is the left operand (the matrix entry in a semiring multiply), y the right.
  * Integer arithmetic wraps (two's complement), never undefined behaviour; integer x/0 is 0 and
- * INT_MIN/-1 is INT_MIN. Logical operators treat nonzero as true and return 0 or 1.
+ * INT_MIN/-1 is INT_MIN. Logical operators treat nonzero as true and return 0 or 1; as a
+ * semiring's add on a non-bool type they reduce truth values, so t(i) is 0 or 1 even for one term.
  * On PSV_BOOL the arithmetic operators act as GraphBLAS defines them: PLUS and MAX are LOR,
  * TIMES and MIN are LAND, MINUS is LXOR, DIV is FIRST.
  */
@@ -358,6 +359,16 @@ PSV_API psv_status psv_vector_get_device(const psv_vector *v, void *device_value
  *  @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT. */
 PSV_API psv_status psv_vector_fill(psv_vector *v, const void *value);
 
+/**
+ * Replace the contents of v by nvals entries (GraphBLAS GrB_Vector_build): entry indices[k] gets
+ * values[k] (of the vector's type); every other entry becomes absent. On failure v is unchanged.
+ * @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT;
+ *         PSV_ERROR_INVALID_VALUE (nvals < 0 or > size); PSV_ERROR_INVALID_INDEX (an index
+ *         outside the vector); PSV_ERROR_DUPLICATE_ENTRY (an index given twice).
+ */
+PSV_API psv_status psv_vector_build(psv_vector *v, const int64_t *indices, const void *values,
+                                    int64_t nvals);
+
 /** Make every entry absent. @return as psv_vector_fill. */
 PSV_API psv_status psv_vector_clear(psv_vector *v);
 
@@ -451,6 +462,105 @@ PSV_API psv_status psv_mxv(psv_vector *w, const psv_vector *mask, psv_op accum,
  */
 PSV_API psv_status psv_pagerank(psv_vector **rank, int32_t *iterations, const psv_matrix *A,
                                 double damping, double tolerance, int32_t max_iterations);
+
+/**
+ * Personalized PageRank: psv_pagerank with a teleport vector p instead of the uniform 1/n (as
+ * networkx.pagerank's personalization): r_new = (1 - d) p + d (sum of r over dangling vertices) p
+ * + d A' D^-1 r, i.e. the rank of dangling vertices is spread by p too. r0 = 1/n; stop when
+ * ||r_new - r||_1 <= tolerance.
+ * @param[out] rank        a new PSV_FP32 vector of n ranks summing to 1 (caller frees);
+ *                         untouched on error, delivered with PSV_NOT_CONVERGED
+ * @param[out] iterations  iterations run (may be NULL)
+ * @param[in]  teleport    PSV_FP32, n entries, finite and >= 0, not all zero (absent entries
+ *                         count as 0); normalized to sum 1 internally (the vector is not changed)
+ * @param[in]  damping     in [0, 1)
+ * @param[in]  tolerance   >= 0
+ * @param[in]  max_iterations  >= 1
+ * @return PSV_SUCCESS; PSV_NOT_CONVERGED (max_iterations reached; rank delivered);
+ *         PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT; PSV_ERROR_CONTEXT_MISMATCH
+ *         (A and teleport of different contexts); PSV_ERROR_DOMAIN_MISMATCH (teleport not
+ *         PSV_FP32); PSV_ERROR_DIMENSION_MISMATCH (A not square, or teleport not of size n);
+ *         PSV_ERROR_INVALID_VALUE (parameters; a negative, NaN or infinite teleport entry, or an
+ *         all-zero teleport); PSV_ERROR_OUT_OF_MEMORY; PSV_ERROR_DEVICE.
+ */
+PSV_API psv_status psv_pagerank_personalized(psv_vector **rank, int32_t *iterations,
+                                             const psv_matrix *A, const psv_vector *teleport,
+                                             double damping, double tolerance,
+                                             int32_t max_iterations);
+
+/**
+ * HITS (Kleinberg) on the pattern of A (values ignored; an edge i -> j for each entry A(i,j)).
+ * h0 = a0 = 1/n; each iteration computes the authorities a = A' h, normalized to sum 1, then the
+ * hubs h = A a from that new a, normalized to sum 1 (a vector summing to 0 -- no edges -- is left
+ * at 0). Converged when ||a - a_prev||_1 + ||h - h_prev||_1 <= tolerance (a_prev, h_prev: the
+ * previous iteration's normalized vectors; the sums are taken in double).
+ * Form: this "separate" form (two products per iteration, with A and its cached transpose) is
+ * used on every backend. The paper's single-matrix form -- x = [a; h] <- [0 A'; A 0] x, one
+ * product of a 2n x 2n matrix -- computes both halves from the previous x, so it needs about
+ * twice the iterations for the same result: it measured about 2x slower (CPU backend). It can
+ * be forced with the environment variable PSV_HITS_FORM=stacked (PSV_HITS_FORM=separate forces
+ * the default), for measurements; the result agrees within the tolerance, the iteration count
+ * differs.
+ * @param[out] hubs, authorities  new PSV_FP32 vectors of n values each, summing to 1 (caller
+ *                         frees); untouched on error, delivered with PSV_NOT_CONVERGED
+ * @param[out] iterations  iterations run (may be NULL)
+ * @param[in]  tolerance   >= 0
+ * @param[in]  max_iterations  >= 1
+ * @return PSV_SUCCESS; PSV_NOT_CONVERGED (max_iterations reached; vectors delivered);
+ *         PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT;
+ *         PSV_ERROR_DIMENSION_MISMATCH (A not square); PSV_ERROR_INVALID_VALUE (parameters);
+ *         PSV_ERROR_OUT_OF_MEMORY; PSV_ERROR_DEVICE.
+ */
+PSV_API psv_status psv_hits(psv_vector **hubs, psv_vector **authorities, int32_t *iterations,
+                            const psv_matrix *A, double tolerance, int32_t max_iterations);
+
+/**
+ * Random walk with restart (Tong et al.; the paper's appendix F): the relevance of every vertex
+ * to a query vertex q. The graph of A is taken as undirected: S = pattern of (A + A'), values
+ * ignored, a self-loop counted once; W = S with each column divided by its sum (an empty column
+ * -- an isolated vertex -- stays 0). r0 = e_q; r_new = c W r + (1 - c) e_q; stop when
+ * ||r_new - r||_1 <= tolerance. S is built from A at each call (not cached).
+ * @param[out] relevance   a new PSV_FP32 vector of n values (caller frees); untouched on error,
+ *                         delivered with PSV_NOT_CONVERGED
+ * @param[out] iterations  iterations run (may be NULL)
+ * @param[in]  query       the query vertex, 0 .. n-1
+ * @param[in]  restart_c   c in (0, 1): the probability of following an edge (the paper: 0.9)
+ * @param[in]  tolerance   >= 0
+ * @param[in]  max_iterations  >= 1
+ * @return PSV_SUCCESS; PSV_NOT_CONVERGED (max_iterations reached; relevance delivered);
+ *         PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT;
+ *         PSV_ERROR_DIMENSION_MISMATCH (A not square); PSV_ERROR_INVALID_INDEX (query not in
+ *         0 .. n-1); PSV_ERROR_INVALID_VALUE (restart_c, tolerance, max_iterations);
+ *         PSV_ERROR_OUT_OF_MEMORY; PSV_ERROR_DEVICE.
+ */
+PSV_API psv_status psv_rwr(psv_vector **relevance, int32_t *iterations, const psv_matrix *A,
+                           int64_t query, double restart_c, double tolerance,
+                           int32_t max_iterations);
+
+/**
+ * Random walk with restart for k query vertices at once: psv_rwr for each of queries[0..k-1],
+ * computed together with one k-vector product (sparse x dense n-by-k block) per iteration, so
+ * the matrix is read once for all queries. Each query converges on its own, by psv_rwr's rule:
+ * once ||r_new - r||_1 <= tolerance its column is final and leaves the batch, so column j
+ * equals what psv_rwr(queries[j]) gives (to float rounding: the k-vector product may sum in
+ * another order than the single-vector one). Queries may repeat.
+ * @param[out] relevance_host  host array of n * k floats, row-major: the relevance of vertex i
+ *                         to queries[j] at relevance_host[i * k + j]; untouched on error, written
+ *                         with PSV_NOT_CONVERGED (unconverged columns hold their last iterate)
+ * @param[out] iterations  the iterations the batch ran: the largest count over the queries
+ *                         (max_iterations if one did not converge) (may be NULL)
+ * @param[in]  queries     k vertices, each 0 .. n-1
+ * @param[in]  k           >= 1
+ * @param[in]  restart_c, tolerance, max_iterations  as psv_rwr
+ * @return PSV_SUCCESS; PSV_NOT_CONVERGED (some query reached max_iterations; all delivered);
+ *         PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT;
+ *         PSV_ERROR_DIMENSION_MISMATCH (A not square); PSV_ERROR_INVALID_INDEX (a query not in
+ *         0 .. n-1); PSV_ERROR_INVALID_VALUE (k < 1, restart_c, tolerance, max_iterations);
+ *         PSV_ERROR_OUT_OF_MEMORY; PSV_ERROR_DEVICE.
+ */
+PSV_API psv_status psv_rwr_batch(float *relevance_host, int32_t *iterations, const psv_matrix *A,
+                                 const int64_t *queries, int32_t k, double restart_c,
+                                 double tolerance, int32_t max_iterations);
 
 #ifdef __cplusplus
 }

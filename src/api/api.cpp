@@ -534,6 +534,34 @@ psv_status psv_vector_fill(psv_vector *v, const void *value) {
     });
 }
 
+psv_status psv_vector_build(psv_vector *v, const int64_t *indices, const void *values, int64_t nvals) {
+    ContextCore *ctx = nullptr;
+    return guard("psv_vector_build", ctx, [&] {
+        check(v, "v", ctx);
+        std::lock_guard<std::recursive_mutex> g(ctx->mutex);
+        if (nvals < 0 || nvals > v->n)
+            fail(PSV_ERROR_INVALID_VALUE, format("nvals %lld outside 0 .. %lld", (long long)nvals, (long long)v->n));
+        if (nvals > 0) {
+            need(indices, "indices");
+            need(values, "values");
+        }
+        const size_t vs = type_size(v->type);
+        std::vector<uint8_t> vals((size_t)v->n * vs, 0), pres((size_t)v->n, 0);
+        for (int64_t k = 0; k < nvals; ++k) {
+            const int64_t i = indices[k];
+            if (i < 0 || i >= v->n)
+                fail(PSV_ERROR_INVALID_INDEX, format("indices[%lld] = %lld outside 0 .. %lld", (long long)k, (long long)i, (long long)v->n - 1));
+            if (pres[i]) fail(PSV_ERROR_DUPLICATE_ENTRY, format("index %lld given twice", (long long)i));
+            pres[i] = 1;
+            std::memcpy(&vals[i * vs], static_cast<const uint8_t *>(values) + k * vs, vs);
+        }
+        ctx->backend->upload(v->values.get(), vals.data(), vals.size());
+        ctx->backend->upload(v->present.get(), pres.data(), pres.size());
+        v->full = nvals == v->n;
+        return PSV_SUCCESS;
+    });
+}
+
 psv_status psv_vector_clear(psv_vector *v) {
     ContextCore *ctx = nullptr;
     return guard("psv_vector_clear", ctx, [&] {
