@@ -1,6 +1,8 @@
 // PageRank as LAGraph's LAGr_PageRank defines it (see psv.h). Each iteration is three backend
 // calls -- scale by inverse out-degree (with the dangling sum), t = A' w (plus-second), and the
 // fused rank update with the L1 difference -- and one scalar read back: the convergence test.
+// Personalized PageRank passes a teleport vector (backend memory, summing to 1) to the update,
+// which then spreads both the teleport and the dangling rank by it.
 #include <vector>
 
 #include "algo/algorithms.hpp"
@@ -8,7 +10,8 @@
 namespace psv {
 
 bool pagerank(Backend &be, const MatrixStore &A, const MatrixStore &AT, double damping,
-              double tolerance, int32_t max_iterations, Buffer &rank, int32_t &iterations) {
+              double tolerance, int32_t max_iterations, Buffer &rank, int32_t &iterations,
+              const float *personal) {
     const int64_t n = A.nrows;
     Buffer r(&be, (size_t)n * sizeof(float));
     iterations = 0;
@@ -39,7 +42,7 @@ bool pagerank(Backend &be, const MatrixStore &A, const MatrixStore &AT, double d
     while (iterations < max_iterations) {
         be.pagerank_scale(n, r.as<float>(), inv.as<float>(), w.as<float>(), dangling);
         be.spmv(sa);
-        be.pagerank_update(n, t.as<float>(), r.as<float>(), damping, dangling, nullptr, diff);
+        be.pagerank_update(n, t.as<float>(), r.as<float>(), damping, dangling, personal, diff);
         ++iterations;
         double d = 0;
         be.download(&d, diff, sizeof d);

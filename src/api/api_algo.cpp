@@ -1,0 +1,213 @@
+// The extern "C" shims of the graph algorithms other than psv_pagerank (which is in api.cpp):
+// HITS, personalized PageRank, random walk with restart (single and batched). They validate,
+// then call the algorithms of src/algo, written once over the Backend interface.
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "algo/algorithms.hpp"
+#include "api/shim.hpp"
+#include "core/objects.hpp"
+#include "core/ops.hpp"
+#include "psv/psv.h"
+
+using namespace psv;
+using namespace psv::api;
+
+namespace {
+
+void check_square(const psv_matrix *A, const char *what) {
+    if (A->store->nrows != A->store->ncols)
+        fail(PSV_ERROR_DIMENSION_MISMATCH, format("%s needs a square matrix; A is %lld x %lld", what,
+                                                  (long long)A->store->nrows, (long long)A->store->ncols));
+}
+
+void check_iteration(double tolerance, int32_t max_iterations) {
+    if (!(tolerance >= 0)) fail(PSV_ERROR_INVALID_VALUE, "tolerance must be >= 0");
+    if (max_iterations < 1) fail(PSV_ERROR_INVALID_VALUE, "max_iterations must be >= 1");
+}
+
+void check_restart(double c) {
+    if (!(c > 0 && c < 1)) fail(PSV_ERROR_INVALID_VALUE, "restart_c must be in (0, 1)");
+}
+
+void check_query(int64_t q, int64_t n, const char *name) {
+    if (q < 0 || q >= n)
+        fail(PSV_ERROR_INVALID_INDEX, format("%s = %lld is not a vertex (n = %lld)", name, (long long)q, (long long)n));
+}
+
+// PSV_HITS_FORM=separate|stacked overrides the automatic choice (for measurements).
+HitsForm hits_form(const Backend &be, const MatrixStore &A) {
+    const char *e = std::getenv("PSV_HITS_FORM");
+    HitsForm f = HitsForm::Auto;
+    if (e && !std::strcmp(e, "stacked")) f = HitsForm::Stacked;
+    if (e && !std::strcmp(e, "separate")) f = HitsForm::Separate;
+    if (f == HitsForm::Auto) f = hits_auto_form(be, A);
+    if (f == HitsForm::Stacked && 2 * A.nrows > kMaxDimension) f = HitsForm::Separate;
+    return f;
+}
+
+}  // namespace
+
+extern "C" {
+
+psv_status psv_hits(psv_vector **hubs, psv_vector **authorities, int32_t *iterations,
+                    const psv_matrix *A, double tolerance, int32_t max_iterations) {
+    ContextCore *ctx = nullptr;
+    return guard("psv_hits", ctx, [&] {
+        check(A, "A", ctx);
+        need(hubs, "hubs");
+        need(authorities, "authorities");
+        std::lock_guard<std::recursive_mutex> g(ctx->mutex);
+        check_square(A, "HITS");
+        check_iteration(tolerance, max_iterations);
+        Backend &be = *ctx->backend;
+        Buffer h, a;
+        int32_t iters = 0;
+        bool converged;
+        if (hits_form(be, *A->store) == HitsForm::Stacked) {
+            auto M = hits_stacked_matrix(be, *A->store);
+            converged = hits_stacked(be, *M, tolerance, max_iterations, h, a, iters);
+        } else {
+            const MatrixStore &AT = effective_store(A, true);
+            converged = hits_separate(be, *A->store, AT, tolerance, max_iterations, h, a, iters);
+        }
+        const int64_t n = A->store->nrows;
+        psv_vector *hv = adopt_vector(A->ctx, PSV_FP32, n, std::move(h));
+        psv_vector *av;
+        try {
+            av = adopt_vector(A->ctx, PSV_FP32, n, std::move(a));
+        } catch (...) {
+            psv_vector_free(&hv);
+            throw;
+        }
+        *hubs = hv;
+        *authorities = av;
+        if (iterations) *iterations = iters;
+        if (!converged) {
+            ctx->set_error(format("psv_hits: not converged after %d iterations", (int)iters));
+            return PSV_NOT_CONVERGED;
+        }
+        return PSV_SUCCESS;
+    });
+}
+
+psv_status psv_pagerank_personalized(psv_vector **rank, int32_t *iterations, const psv_matrix *A,
+                                     const psv_vector *teleport, double damping, double tolerance,
+                                     int32_t max_iterations) {
+    ContextCore *ctx = nullptr;
+    return guard("psv_pagerank_personalized", ctx, [&] {
+        check(A, "A", ctx);
+        check(teleport, "teleport", ctx);
+        need(rank, "rank");
+        std::lock_guard<std::recursive_mutex> g(ctx->mutex);
+        check_square(A, "PageRank");
+        const int64_t n = A->store->nrows;
+        if (teleport->type != PSV_FP32) fail(PSV_ERROR_DOMAIN_MISMATCH, "teleport must be a PSV_FP32 vector");
+        if (teleport->n != n)
+            fail(PSV_ERROR_DIMENSION_MISMATCH, format("teleport has %lld entries; A has %lld vertices",
+                                                      (long long)teleport->n, (long long)n));
+        if (!(damping >= 0 && damping < 1)) fail(PSV_ERROR_INVALID_VALUE, "damping must be in [0, 1)");
+        check_iteration(tolerance, max_iterations);
+        Backend &be = *ctx->backend;
+        // The teleport vector on the host: absent entries are 0; checked, normalized to sum 1.
+        std::vector<float> p((size_t)n);
+        if (n) be.download(p.data(), teleport->values.get(), (size_t)n * sizeof(float));
+        if (!teleport->full && n) {
+            std::vector<uint8_t> pres((size_t)n);
+            be.download(pres.data(), teleport->present.get(), (size_t)n);
+            for (int64_t i = 0; i < n; ++i)
+                if (!pres[i]) p[i] = 0.0f;
+        }
+        double total = 0;
+        for (int64_t i = 0; i < n; ++i) {
+            if (!(p[i] >= 0.0f) || std::isinf(p[i]))
+                fail(PSV_ERROR_INVALID_VALUE, format("teleport(%lld) = %g: entries must be finite and >= 0", (long long)i, (double)p[i]));
+            total += p[i];
+        }
+        if (n && !(total > 0)) fail(PSV_ERROR_INVALID_VALUE, "teleport is all zero");
+        for (int64_t i = 0; i < n; ++i) p[i] = (float)((double)p[i] / total);
+        Buffer personal(&be, (size_t)n * sizeof(float));
+        if (n) be.upload(personal.get(), p.data(), (size_t)n * sizeof(float));
+        const MatrixStore &AT = effective_store(A, true);
+        Buffer r;
+        int32_t iters = 0;
+        const bool converged = pagerank(be, *A->store, AT, damping, tolerance, max_iterations, r, iters,
+                                        personal.as<float>());
+        *rank = adopt_vector(A->ctx, PSV_FP32, n, std::move(r));
+        if (iterations) *iterations = iters;
+        if (!converged) {
+            ctx->set_error(format("psv_pagerank_personalized: not converged after %d iterations", (int)iters));
+            return PSV_NOT_CONVERGED;
+        }
+        return PSV_SUCCESS;
+    });
+}
+
+psv_status psv_rwr(psv_vector **relevance, int32_t *iterations, const psv_matrix *A, int64_t query,
+                   double restart_c, double tolerance, int32_t max_iterations) {
+    ContextCore *ctx = nullptr;
+    return guard("psv_rwr", ctx, [&] {
+        check(A, "A", ctx);
+        need(relevance, "relevance");
+        std::lock_guard<std::recursive_mutex> g(ctx->mutex);
+        check_square(A, "RWR");
+        check_query(query, A->store->nrows, "query");
+        check_restart(restart_c);
+        check_iteration(tolerance, max_iterations);
+        Backend &be = *ctx->backend;
+        RwrGraph graph = rwr_graph(be, *A->store);
+        Buffer r;
+        int32_t iters = 0;
+        const bool converged = rwr_single(be, graph, query, restart_c, tolerance, max_iterations, r, iters);
+        *relevance = adopt_vector(A->ctx, PSV_FP32, A->store->nrows, std::move(r));
+        if (iterations) *iterations = iters;
+        if (!converged) {
+            ctx->set_error(format("psv_rwr: not converged after %d iterations", (int)iters));
+            return PSV_NOT_CONVERGED;
+        }
+        return PSV_SUCCESS;
+    });
+}
+
+psv_status psv_rwr_batch(float *relevance_host, int32_t *iterations, const psv_matrix *A,
+                         const int64_t *queries, int32_t k, double restart_c, double tolerance,
+                         int32_t max_iterations) {
+    ContextCore *ctx = nullptr;
+    return guard("psv_rwr_batch", ctx, [&] {
+        check(A, "A", ctx);
+        need(relevance_host, "relevance_host");
+        need(queries, "queries");
+        std::lock_guard<std::recursive_mutex> g(ctx->mutex);
+        check_square(A, "RWR");
+        if (k <= 0) fail(PSV_ERROR_INVALID_VALUE, "k must be >= 1");
+        const int64_t n = A->store->nrows;
+        for (int32_t j = 0; j < k; ++j) check_query(queries[j], n, format("queries[%d]", (int)j).c_str());
+        check_restart(restart_c);
+        check_iteration(tolerance, max_iterations);
+        Backend &be = *ctx->backend;
+        RwrGraph graph = rwr_graph(be, *A->store);
+        // Into a private block first: the caller's outputs stay untouched on failure.
+        std::vector<float> out((size_t)n * k);
+        std::vector<int32_t> its((size_t)k);
+        const bool converged = rwr(be, graph, queries, k, restart_c, tolerance, max_iterations, out.data(), its.data());
+        if (!out.empty()) std::memcpy(relevance_host, out.data(), out.size() * sizeof(float));
+        if (iterations) {
+            int32_t most = 0;
+            for (int32_t j = 0; j < k; ++j) most = std::max(most, its[j] < 0 ? max_iterations : its[j]);
+            *iterations = most;
+        }
+        if (!converged) {
+            int32_t left = 0;
+            for (int32_t j = 0; j < k; ++j) left += its[j] < 0;
+            ctx->set_error(format("psv_rwr_batch: %d of %d queries not converged after %d iterations", (int)left,
+                                  (int)k, (int)max_iterations));
+            return PSV_NOT_CONVERGED;
+        }
+        return PSV_SUCCESS;
+    });
+}
+
+}  // extern "C"
