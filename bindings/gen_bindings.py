@@ -22,9 +22,9 @@ Parameter kinds (the mapping every binding follows):
   - `const char *`: a NUL-terminated string (Fortran character(kind=c_char) :: s(*));
   - `[const] void *`: untyped memory (Fortran type(c_ptr), value: pass c_loc(x));
   - `const <number> *`: an input array (Fortran x(*), intent(in));
-  - `<number> *`: an output array when the prototype has another integer parameter named n or
-    n<something> (its length), else an output scalar; intent(inout) where the doc comment says
-    @param[in,out] (or the parameter is named n);
+  - `<number> *`: an output array when its @param doc says "array" or "... each", or the
+    prototype has another integer parameter named n or n<something> (a length); else an output
+    scalar; intent(inout) where the doc comment says @param[in,out] (or it is named n);
   - `psv_x_info *`: a struct, by reference.
 In Fortran every pointer to a number is `optional`: an absent argument passes NULL (Fortran 2018
 C-interop rule), for the parameters the header says "may be NULL".
@@ -182,7 +182,7 @@ def parse_header(text):
 
     # Prototypes: find them in the raw text so the doc comment before each can be kept.
     docs = {}
-    for m in re.finditer(r"/\*\*(.*?)\*/\s*((?:PSV_API[^;]*;\s*)+)", raw, re.S):
+    for m in re.finditer(r"/\*\*((?:(?!\*/).)*)\*/\s*((?:PSV_API[^;]*;\s*)+)", raw, re.S):
         for fm in re.finditer(r"PSV_API[^;]*?\b(\w+)\s*\(", m.group(2)):
             docs[fm.group(1)] = m.group(1)
     for m in re.finditer(r"\bPSV_API\s+([^;(]*?)\b(\w+)\s*\(([^)]*)\)\s*;", body, re.S):
@@ -241,8 +241,23 @@ def is_length_name(name):
     return name == "n" or re.fullmatch(r"n[a-z_]+", name) is not None
 
 
+def doc_param(func, pname):
+    """(direction, description) of a parameter from its @param[...] line, or (None, "")."""
+    for m in re.finditer(r"@param\[(in|out|in,\s*out)\]\s+(\w+(?:\s*,\s*\w+)*)(.*?)(?=@param|@return|$)",
+                         func.doc, re.S):
+        names = [n.strip() for n in m.group(2).split(",")]
+        if pname in names:
+            desc = " ".join(m.group(3).replace("*", " * ").split())
+            return m.group(1).replace(" ", ""), desc
+    return None, ""
+
+
 def ptr_is_array(h, p, func):
-    """A non-const number pointer is an array when another integer parameter names a length."""
+    """A non-const number pointer is an array when its doc says so ("array", "... each") or
+    another integer parameter names a length (n, nvals, ...); else an output scalar."""
+    _, desc = doc_param(func, p.name)
+    if re.search(r"\barray\b|\beach\b", desc):
+        return True
     for q in func.params:
         if q is p:
             continue
@@ -252,17 +267,8 @@ def ptr_is_array(h, p, func):
     return False
 
 
-def doc_direction(func, pname):
-    """'in', 'out', 'inout' or None, from the @param[...] lines of the doc comment."""
-    for m in re.finditer(r"@param\[(in|out|in,\s*out)\]\s+([\w\s,]+?)(?:\s{2,}|\n|$)", func.doc):
-        names = [n.strip() for n in m.group(2).split(",")]
-        if pname in names:
-            return m.group(1).replace(" ", "")
-    return None
-
-
 def out_intent(func, p):
-    d = doc_direction(func, p.name)
+    d, _ = doc_param(func, p.name)
     if d == "in,out" or (d is None and p.name == "n"):
         return "inout"
     return "out"

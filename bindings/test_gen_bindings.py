@@ -2,7 +2,7 @@
 """Tests of bindings/gen_bindings.py (standard library unittest; run by Meson).
 
   - every PSV_API function and PSV_* constant of psv.h appears in all three bindings;
-  - a new prototype in the header's style (psv_hits / psv_rwr-like, spanning lines) is
+  - a new prototype in the header's style (HITS / RWR-like, spanning lines) is
     handled with no change to the generator, with the mappings the README documents;
   - the Julia module is textually sound (it cannot be run here): each ccall's argument type
     tuple has as many entries as arguments, blocks balance, every function is exported;
@@ -26,21 +26,30 @@ with open(gb.HEADER, encoding="utf-8") as fh:
 
 EXTRA = """
 /**
- * HITS hubs and authorities.
+ * HITS-like: two output vectors.
  * @param[out] hubs, authorities  new PSV_FP32 vectors
  * @param[out] iterations  may be NULL
  */
-PSV_API psv_status psv_hits(psv_vector **hubs, psv_vector **authorities,
-                            int32_t *iterations, const psv_matrix *A, double tolerance,
-                            int32_t max_iterations);
+PSV_API psv_status psv_zz_hits(psv_vector **hubs, psv_vector **authorities,
+                               int32_t *iterations, const psv_matrix *A, double tolerance,
+                               int32_t max_iterations);
 
-/** Random walk with restart from nseeds seed vertices. */
-PSV_API psv_status psv_rwr(psv_vector **rank, int32_t *iterations, const psv_matrix *A,
-                           const int64_t *seeds, int64_t nseeds, double restart,
-                           double tolerance, int32_t max_iterations);
+/** RWR-like: from nseeds seed vertices. */
+PSV_API psv_status psv_zz_rwr(psv_vector **rank, int32_t *iterations, const psv_matrix *A,
+                              const int64_t *seeds, int64_t nseeds, double restart,
+                              double tolerance, int32_t max_iterations);
 
 /** Degrees into a caller array of n entries. */
-PSV_API psv_status psv_matrix_degrees(const psv_matrix *A, int64_t *degrees, int64_t n);
+PSV_API psv_status psv_zz_degrees(const psv_matrix *A, int64_t *degrees, int64_t n);
+
+/**
+ * A host output array whose length is no parameter's name: the doc says "array".
+ * @param[out] out_host  host array of n * k floats
+ * @param[out] total     the sum
+ * @param[in]  k         >= 1
+ */
+PSV_API psv_status psv_zz_batch(float *out_host, double *total, const psv_matrix *A,
+                                int32_t k);
 #define PSV_NEW_CONSTANT (PSV_VERSION_NUMBER + 1)
 #define PSV_DEFAULT_DAMPING 0.85  /* a double */
 #define PSV_VERSION_STRING "0.1.0"
@@ -101,16 +110,19 @@ class NewPrototypes(unittest.TestCase):
         return m.group(0)
 
     def test_fortran_mappings(self):
-        hits = self.block("psv_hits")
+        hits = self.block("psv_zz_hits")
         self.assertIn("type(c_ptr), intent(out) :: hubs", hits)
         self.assertIn("integer(c_int32_t), intent(out), optional :: iterations  !", hits)
         self.assertIn("type(c_ptr), value :: A", hits)
         self.assertIn("real(c_double), value :: tolerance", hits)
-        rwr = self.block("psv_rwr")
+        rwr = self.block("psv_zz_rwr")
         self.assertIn("integer(c_int64_t), intent(in), optional :: seeds(*)", rwr)
         self.assertIn("integer(c_int64_t), value :: nseeds", rwr)
-        deg = self.block("psv_matrix_degrees")
+        deg = self.block("psv_zz_degrees")
         self.assertIn("integer(c_int64_t), intent(out), optional :: degrees(*)", deg)
+        batch = self.block("psv_zz_batch")
+        self.assertIn("real(c_float), intent(out), optional :: out_host(*)", batch)
+        self.assertIn("real(c_double), intent(out), optional :: total  !", batch)
         self.assertIn("PSV_NEW_CONSTANT = 101", self.f90)
         self.assertIn("real(c_double), parameter :: PSV_DEFAULT_DAMPING = 0.85_c_double", self.f90)
         self.assertIn('character(len=*), parameter :: PSV_VERSION_STRING = "0.1.0"', self.f90)
@@ -126,7 +138,7 @@ class NewPrototypes(unittest.TestCase):
 
     def test_rust_and_julia(self):
         rs, jl = self.out[gb.OUT_RUST], self.out[gb.OUT_JULIA]
-        self.assertIn("pub fn psv_rwr(", rs)
+        self.assertIn("pub fn psv_zz_rwr(", rs)
         self.assertIn("seeds: *const i64,", rs)
         self.assertIn("pub const PSV_DEFAULT_DAMPING: f64 = 0.85;", rs)
         self.assertIn('pub const PSV_VERSION_STRING: &str = "0.1.0";', rs)
@@ -204,7 +216,7 @@ class JuliaText(unittest.TestCase):
                 self.assertIn(",)", m.group(0), "a 1-tuple needs its comma: " + name)
             n += 1
         self.assertEqual(n, len(re.findall(r"ccall\(", self.jl)))
-        self.assertIn("psv_hits", self.jl)
+        self.assertIn("psv_zz_hits", self.jl)
 
     def test_blocks_and_exports(self):
         body = re.sub(r"#.*", "", self.jl)

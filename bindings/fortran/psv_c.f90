@@ -383,6 +383,16 @@ module psv_c
       integer(c_int32_t) :: psv_vector_fill  ! returns psv_status
     end function psv_vector_fill
 
+    function psv_vector_build(v, indices, values, nvals) bind(C, name="psv_vector_build")
+      import
+      implicit none
+      type(c_ptr), value :: v  ! psv_vector *
+      integer(c_int64_t), intent(in), optional :: indices(*)  ! const int64_t *
+      type(c_ptr), value :: values  ! const void *
+      integer(c_int64_t), value :: nvals  ! int64_t
+      integer(c_int32_t) :: psv_vector_build  ! returns psv_status
+    end function psv_vector_build
+
     function psv_vector_clear(v) bind(C, name="psv_vector_clear")
       import
       implicit none
@@ -473,6 +483,62 @@ module psv_c
       integer(c_int32_t), value :: max_iterations  ! int32_t
       integer(c_int32_t) :: psv_pagerank  ! returns psv_status
     end function psv_pagerank
+
+    function psv_pagerank_personalized(rank, iterations, A, teleport, damping, tolerance, &
+        max_iterations) bind(C, name="psv_pagerank_personalized")
+      import
+      implicit none
+      type(c_ptr), intent(out) :: rank  ! psv_vector **
+      integer(c_int32_t), intent(out), optional :: iterations  ! int32_t *
+      type(c_ptr), value :: A  ! const psv_matrix *
+      type(c_ptr), value :: teleport  ! const psv_vector *
+      real(c_double), value :: damping  ! double
+      real(c_double), value :: tolerance  ! double
+      integer(c_int32_t), value :: max_iterations  ! int32_t
+      integer(c_int32_t) :: psv_pagerank_personalized  ! returns psv_status
+    end function psv_pagerank_personalized
+
+    function psv_hits(hubs, authorities, iterations, A, tolerance, max_iterations) bind(C, &
+        name="psv_hits")
+      import
+      implicit none
+      type(c_ptr), intent(out) :: hubs  ! psv_vector **
+      type(c_ptr), intent(out) :: authorities  ! psv_vector **
+      integer(c_int32_t), intent(out), optional :: iterations  ! int32_t *
+      type(c_ptr), value :: A  ! const psv_matrix *
+      real(c_double), value :: tolerance  ! double
+      integer(c_int32_t), value :: max_iterations  ! int32_t
+      integer(c_int32_t) :: psv_hits  ! returns psv_status
+    end function psv_hits
+
+    function psv_rwr(relevance, iterations, A, query, restart_c, tolerance, &
+        max_iterations) bind(C, name="psv_rwr")
+      import
+      implicit none
+      type(c_ptr), intent(out) :: relevance  ! psv_vector **
+      integer(c_int32_t), intent(out), optional :: iterations  ! int32_t *
+      type(c_ptr), value :: A  ! const psv_matrix *
+      integer(c_int64_t), value :: query  ! int64_t
+      real(c_double), value :: restart_c  ! double
+      real(c_double), value :: tolerance  ! double
+      integer(c_int32_t), value :: max_iterations  ! int32_t
+      integer(c_int32_t) :: psv_rwr  ! returns psv_status
+    end function psv_rwr
+
+    function psv_rwr_batch(relevance_host, iterations, A, queries, k, restart_c, tolerance, &
+        max_iterations) bind(C, name="psv_rwr_batch")
+      import
+      implicit none
+      real(c_float), intent(out), optional :: relevance_host(*)  ! float *
+      integer(c_int32_t), intent(out), optional :: iterations  ! int32_t *
+      type(c_ptr), value :: A  ! const psv_matrix *
+      integer(c_int64_t), intent(in), optional :: queries(*)  ! const int64_t *
+      integer(c_int32_t), value :: k  ! int32_t
+      real(c_double), value :: restart_c  ! double
+      real(c_double), value :: tolerance  ! double
+      integer(c_int32_t), value :: max_iterations  ! int32_t
+      integer(c_int32_t) :: psv_rwr_batch  ! returns psv_status
+    end function psv_rwr_batch
 
   end interface
 end module psv_c

@@ -216,6 +216,9 @@ psv_vector_get_device(v, device_values, n) =
 psv_vector_fill(v, value) =
     ccall((:psv_vector_fill, libpsv), psv_status, (Ptr{psv_vector}, Ptr{Cvoid}), v, value)
 
+psv_vector_build(v, indices, values, nvals) =
+    ccall((:psv_vector_build, libpsv), psv_status, (Ptr{psv_vector}, Ptr{Int64}, Ptr{Cvoid}, Int64), v, indices, values, nvals)
+
 psv_vector_clear(v) =
     ccall((:psv_vector_clear, libpsv), psv_status, (Ptr{psv_vector},), v)
 
@@ -242,6 +245,18 @@ psv_mxv(w, mask, accum, s, A, u, desc) =
 
 psv_pagerank(rank, iterations, A, damping, tolerance, max_iterations) =
     ccall((:psv_pagerank, libpsv), psv_status, (Ptr{Ptr{psv_vector}}, Ptr{Int32}, Ptr{psv_matrix}, Cdouble, Cdouble, Int32), rank, iterations, A, damping, tolerance, max_iterations)
+
+psv_pagerank_personalized(rank, iterations, A, teleport, damping, tolerance, max_iterations) =
+    ccall((:psv_pagerank_personalized, libpsv), psv_status, (Ptr{Ptr{psv_vector}}, Ptr{Int32}, Ptr{psv_matrix}, Ptr{psv_vector}, Cdouble, Cdouble, Int32), rank, iterations, A, teleport, damping, tolerance, max_iterations)
+
+psv_hits(hubs, authorities, iterations, A, tolerance, max_iterations) =
+    ccall((:psv_hits, libpsv), psv_status, (Ptr{Ptr{psv_vector}}, Ptr{Ptr{psv_vector}}, Ptr{Int32}, Ptr{psv_matrix}, Cdouble, Int32), hubs, authorities, iterations, A, tolerance, max_iterations)
+
+psv_rwr(relevance, iterations, A, query, restart_c, tolerance, max_iterations) =
+    ccall((:psv_rwr, libpsv), psv_status, (Ptr{Ptr{psv_vector}}, Ptr{Int32}, Ptr{psv_matrix}, Int64, Cdouble, Cdouble, Int32), relevance, iterations, A, query, restart_c, tolerance, max_iterations)
+
+psv_rwr_batch(relevance_host, iterations, A, queries, k, restart_c, tolerance, max_iterations) =
+    ccall((:psv_rwr_batch, libpsv), psv_status, (Ptr{Cfloat}, Ptr{Int32}, Ptr{psv_matrix}, Ptr{Int64}, Int32, Cdouble, Cdouble, Int32), relevance_host, iterations, A, queries, k, restart_c, tolerance, max_iterations)
 
 export psv_version_number
 export psv_status_string
@@ -276,6 +291,7 @@ export psv_vector_get
 export psv_vector_set_device
 export psv_vector_get_device
 export psv_vector_fill
+export psv_vector_build
 export psv_vector_clear
 export psv_vector_set_element
 export psv_vector_get_element
@@ -285,6 +301,10 @@ export psv_vector_apply
 export psv_vector_reduce
 export psv_mxv
 export psv_pagerank
+export psv_pagerank_personalized
+export psv_hits
+export psv_rwr
+export psv_rwr_batch
 export PSV_VERSION_MAJOR
 export PSV_VERSION_MINOR
 export PSV_VERSION_PATCH

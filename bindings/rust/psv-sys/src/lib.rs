@@ -232,6 +232,12 @@ unsafe extern "C" {
         n: i64,
     ) -> psv_status;
     pub fn psv_vector_fill(v: *mut psv_vector, value: *const c_void) -> psv_status;
+    pub fn psv_vector_build(
+        v: *mut psv_vector,
+        indices: *const i64,
+        values: *const c_void,
+        nvals: i64,
+    ) -> psv_status;
     pub fn psv_vector_clear(v: *mut psv_vector) -> psv_status;
     pub fn psv_vector_set_element(v: *mut psv_vector, i: i64, value: *const c_void) -> psv_status;
     pub fn psv_vector_get_element(v: *const psv_vector, i: i64, value: *mut c_void) -> psv_status;
@@ -272,6 +278,42 @@ unsafe extern "C" {
         iterations: *mut i32,
         A: *const psv_matrix,
         damping: f64,
+        tolerance: f64,
+        max_iterations: i32,
+    ) -> psv_status;
+    pub fn psv_pagerank_personalized(
+        rank: *mut *mut psv_vector,
+        iterations: *mut i32,
+        A: *const psv_matrix,
+        teleport: *const psv_vector,
+        damping: f64,
+        tolerance: f64,
+        max_iterations: i32,
+    ) -> psv_status;
+    pub fn psv_hits(
+        hubs: *mut *mut psv_vector,
+        authorities: *mut *mut psv_vector,
+        iterations: *mut i32,
+        A: *const psv_matrix,
+        tolerance: f64,
+        max_iterations: i32,
+    ) -> psv_status;
+    pub fn psv_rwr(
+        relevance: *mut *mut psv_vector,
+        iterations: *mut i32,
+        A: *const psv_matrix,
+        query: i64,
+        restart_c: f64,
+        tolerance: f64,
+        max_iterations: i32,
+    ) -> psv_status;
+    pub fn psv_rwr_batch(
+        relevance_host: *mut f32,
+        iterations: *mut i32,
+        A: *const psv_matrix,
+        queries: *const i64,
+        k: i32,
+        restart_c: f64,
         tolerance: f64,
         max_iterations: i32,
     ) -> psv_status;

@@ -649,6 +649,26 @@ impl<'c, T: Scalar> Vector<'c, T> {
         Ok(out)
     }
 
+    /// Replace the contents by the entries `indices[k] = values[k]`; the others become absent.
+    pub fn build(&mut self, indices: &[i64], values: &[T]) -> Result<()> {
+        if indices.len() != values.len() {
+            return Err(local_error(
+                sys::PSV_ERROR_DIMENSION_MISMATCH,
+                format!("{} indices but {} values", indices.len(), values.len()),
+            ));
+        }
+        self.ctx
+            .check(unsafe {
+                sys::psv_vector_build(
+                    self.raw,
+                    indices.as_ptr(),
+                    values.as_ptr() as *const c_void,
+                    indices.len() as i64,
+                )
+            })
+            .map(|_| ())
+    }
+
     /// Make every entry present with `value`.
     pub fn fill(&mut self, value: T) -> Result<()> {
         self.ctx
@@ -845,4 +865,130 @@ pub fn pagerank(
         _t: PhantomData,
     };
     Ok((rank.get()?, iterations, s != sys::PSV_NOT_CONVERGED))
+}
+
+/// Take ownership of a vector a psv algorithm created, read it, free it.
+fn take_f32(ctx: &Context, raw: *mut sys::psv_vector) -> Result<Vec<f32>> {
+    let v: Vector<'_, f32> = Vector {
+        raw,
+        ctx,
+        _t: PhantomData,
+    };
+    v.get()
+}
+
+/// Personalized PageRank: [`pagerank`] teleporting by `teleport` (n entries, >= 0, not all
+/// zero; normalized internally) instead of 1/n. Returns (ranks, iterations, converged).
+pub fn pagerank_personalized(
+    a: &Matrix<'_>,
+    teleport: &Vector<'_, f32>,
+    damping: f64,
+    tolerance: f64,
+    max_iterations: i32,
+) -> Result<(Vec<f32>, i32, bool)> {
+    let mut raw = ptr::null_mut();
+    let mut iterations = 0i32;
+    let s = a.ctx.check(unsafe {
+        sys::psv_pagerank_personalized(
+            &mut raw,
+            &mut iterations,
+            a.raw,
+            teleport.raw,
+            damping,
+            tolerance,
+            max_iterations,
+        )
+    })?;
+    Ok((
+        take_f32(a.ctx, raw)?,
+        iterations,
+        s != sys::PSV_NOT_CONVERGED,
+    ))
+}
+
+/// HITS of the pattern of `a`: (hubs, authorities, iterations, converged), each summing to 1.
+pub fn hits(
+    a: &Matrix<'_>,
+    tolerance: f64,
+    max_iterations: i32,
+) -> Result<(Vec<f32>, Vec<f32>, i32, bool)> {
+    let (mut h, mut au) = (ptr::null_mut(), ptr::null_mut());
+    let mut iterations = 0i32;
+    let s = a.ctx.check(unsafe {
+        sys::psv_hits(
+            &mut h,
+            &mut au,
+            &mut iterations,
+            a.raw,
+            tolerance,
+            max_iterations,
+        )
+    })?;
+    let hubs = take_f32(a.ctx, h);
+    let authorities = take_f32(a.ctx, au);
+    Ok((hubs?, authorities?, iterations, s != sys::PSV_NOT_CONVERGED))
+}
+
+/// Random walk with restart from vertex `query` (the graph taken as undirected); `restart_c`
+/// is the probability of following an edge. Returns (relevance, iterations, converged).
+pub fn rwr(
+    a: &Matrix<'_>,
+    query: i64,
+    restart_c: f64,
+    tolerance: f64,
+    max_iterations: i32,
+) -> Result<(Vec<f32>, i32, bool)> {
+    let mut raw = ptr::null_mut();
+    let mut iterations = 0i32;
+    let s = a.ctx.check(unsafe {
+        sys::psv_rwr(
+            &mut raw,
+            &mut iterations,
+            a.raw,
+            query,
+            restart_c,
+            tolerance,
+            max_iterations,
+        )
+    })?;
+    Ok((
+        take_f32(a.ctx, raw)?,
+        iterations,
+        s != sys::PSV_NOT_CONVERGED,
+    ))
+}
+
+/// [`rwr`] for several queries at once: relevance of vertex i to `queries[j]` at
+/// `[i * queries.len() + j]` (row-major n x k). Returns (relevance, iterations, converged).
+pub fn rwr_batch(
+    a: &Matrix<'_>,
+    queries: &[i64],
+    restart_c: f64,
+    tolerance: f64,
+    max_iterations: i32,
+) -> Result<(Vec<f32>, i32, bool)> {
+    let n = a.nrows()?;
+    if a.ncols()? != n {
+        return Err(local_error(
+            sys::PSV_ERROR_DIMENSION_MISMATCH,
+            "rwr_batch: A not square",
+        ));
+    }
+    let k = i32::try_from(queries.len())
+        .map_err(|_| local_error(sys::PSV_ERROR_INVALID_VALUE, "rwr_batch: too many queries"))?;
+    let mut out = vec![0f32; n as usize * queries.len()];
+    let mut iterations = 0i32;
+    let s = a.ctx.check(unsafe {
+        sys::psv_rwr_batch(
+            out.as_mut_ptr(),
+            &mut iterations,
+            a.raw,
+            queries.as_ptr(),
+            k,
+            restart_c,
+            tolerance,
+            max_iterations,
+        )
+    })?;
+    Ok((out, iterations, s != sys::PSV_NOT_CONVERGED))
 }

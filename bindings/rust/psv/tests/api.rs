@@ -175,3 +175,52 @@ fn objects_may_move_between_threads() {
         sc.spawn(|| assert_eq!(a.nvals().unwrap(), 4));
     });
 }
+
+#[test]
+fn vector_build() {
+    let ctx = cpu();
+    let mut v = Vector::<f64>::new(&ctx, 5).unwrap();
+    v.build(&[4, 1], &[2.5, -1.0]).unwrap();
+    assert_eq!(v.extract_tuples().unwrap(), (vec![1, 4], vec![-1.0, 2.5]));
+    assert_eq!(
+        v.build(&[1, 1], &[1.0, 2.0]).unwrap_err().status,
+        sys::PSV_ERROR_DUPLICATE_ENTRY
+    );
+    assert_eq!(
+        v.build(&[9], &[1.0]).unwrap_err().status,
+        sys::PSV_ERROR_INVALID_INDEX
+    );
+    assert_eq!(v.nvals().unwrap(), 2, "unchanged on failure");
+}
+
+#[test]
+fn other_algorithms() {
+    let ctx = cpu();
+    // A directed 4-cycle plus a chord 0 -> 2.
+    let a =
+        Matrix::build_pattern(&ctx, Type::Fp32, 4, 4, &[0, 1, 2, 3, 0], &[1, 2, 3, 0, 2]).unwrap();
+    let sum = |v: &[f32]| v.iter().map(|&x| x as f64).sum::<f64>();
+    let (h, au, _, converged) = psv::hits(&a, 1e-8, 500).unwrap();
+    assert!(converged);
+    assert!((sum(&h) - 1.0).abs() < 1e-4 && (sum(&au) - 1.0).abs() < 1e-4);
+    // Vertex 2 has the most in-edges: the top authority.
+    assert!(au.iter().all(|&x| x <= au[2]));
+    let teleport = Vector::from_slice(&ctx, &[1.0f32, 0.0, 0.0, 0.0]).unwrap();
+    let (p, _, converged) = psv::pagerank_personalized(&a, &teleport, 0.85, 1e-9, 200).unwrap();
+    assert!(converged && (sum(&p) - 1.0).abs() < 1e-4);
+    let (r, _, converged) = psv::rwr(&a, 0, 0.9, 1e-9, 500).unwrap();
+    assert!(converged && r.len() == 4);
+    assert!(
+        r.iter().all(|&x| x <= r[0]),
+        "the query is the most relevant to itself"
+    );
+    let (rb, _, converged) = psv::rwr_batch(&a, &[0, 3], 0.9, 1e-9, 500).unwrap();
+    assert!(converged && rb.len() == 8);
+    for i in 0..4 {
+        assert!((rb[i * 2] - r[i]).abs() < 1e-5, "column 0 is rwr(0)");
+    }
+    assert_eq!(
+        psv::rwr(&a, 7, 0.9, 1e-9, 10).unwrap_err().status,
+        sys::PSV_ERROR_INVALID_INDEX
+    );
+}
