@@ -1,0 +1,23 @@
+// Graph and matrix file readers behind psv_matrix_read.
+#pragma once
+#include <string>
+
+#include "core/coo.hpp"
+#include "core/error.hpp"
+
+namespace psv::io {
+
+// Read a graph/matrix file into coordinate form. Throws psv::Error on bad input
+// (PSV_ERROR_IO: cannot open/read; PSV_ERROR_PARSE: malformed, message names the line as "line N";
+//  PSV_ERROR_INVALID_INDEX: index out of range, message names the line). std::bad_alloc may propagate.
+// progress: if true and the read takes more than a second, print progress lines to stderr
+// ("psv: reading FILE: 45% (12.3 MB)") at most about once a second, and a final line.
+//
+// The format is detected from the content: gzip (magic 1f 8b) is decompressed transparently;
+// then a first line starting with "%%MatrixMarket" means Matrix Market (coordinate; real,
+// double, integer or pattern; general, symmetric or skew-symmetric), anything else a SNAP-style
+// 0-based edge list ("u v" or "u v w" lines; '#'/'%' comments; an optional first line holding
+// the vertex count; an optional last line "-1" as an end marker).
+psv::Coo read_file(const std::string &path, bool progress);
+
+}  // namespace psv::io

@@ -1,0 +1,498 @@
+// Tests of psv::io::read_file: every format quirk on small hand-made files (tests/data/io), the
+// small real graphs (tests/data/*), a malformed-file corpus (tests/data/malformed) with the
+// expected status and line, I/O failures, bounded reservation for huge declared sizes, and a
+// random round trip of the number scanner.
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cinttypes>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "check.h"
+#include "core/coo.hpp"
+#include "core/error.hpp"
+#include "io/read.hpp"
+
+using psv::Coo;
+
+namespace {
+
+std::string data_dir() {
+    const char *d = std::getenv("PSV_TEST_DATA");
+    return d && *d ? d : "tests/data";
+}
+std::string dpath(const std::string &rel) { return data_dir() + "/" + rel; }
+
+// Read a file that must parse; stops the test if it does not.
+Coo must_read(const std::string &rel) {
+    try {
+        return psv::io::read_file(dpath(rel), false);
+    } catch (const psv::Error &e) {
+        std::fprintf(stderr, "reading %s failed: %d: %s\n", rel.c_str(), e.status(), e.what());
+        ++check_failures;
+        return Coo{};
+    }
+}
+
+// The status and message of a read that must fail (status 0 if it did not).
+std::pair<int, std::string> read_error(const std::string &path) {
+    try {
+        Coo c = psv::io::read_file(path, false);
+        return {0, "no error"};
+    } catch (const psv::Error &e) {
+        return {e.status(), e.what()};
+    }
+}
+
+using Edge = std::pair<int64_t, int64_t>;
+std::vector<Edge> edges(const Coo &c) {
+    std::vector<Edge> v;
+    for (size_t k = 0; k < c.rows.size(); ++k) v.emplace_back(c.rows[k], c.cols[k]);
+    return v;
+}
+
+bool consistent(const Coo &c) {
+    if (c.rows.size() != c.cols.size()) return false;
+    if (c.pattern) {
+        if (!c.fvalues.empty() || !c.ivalues.empty()) return false;
+    } else if (c.type == PSV_FP64 || c.type == PSV_FP32) {
+        if (c.fvalues.size() != c.rows.size() || !c.ivalues.empty()) return false;
+    } else {
+        if (c.ivalues.size() != c.rows.size() || !c.fvalues.empty()) return false;
+    }
+    for (size_t k = 0; k < c.rows.size(); ++k)
+        if (c.rows[k] < 0 || c.rows[k] >= c.nrows || c.cols[k] < 0 || c.cols[k] >= c.ncols)
+            return false;
+    return true;
+}
+
+bool same(const Coo &a, const Coo &b) {
+    return a.nrows == b.nrows && a.ncols == b.ncols && a.type == b.type &&
+           a.pattern == b.pattern && a.dup == b.dup && a.rows == b.rows && a.cols == b.cols &&
+           a.fvalues == b.fvalues && a.ivalues == b.ivalues;
+}
+
+bool is_pattern_graph(const Coo &c) {
+    return c.type == PSV_FP32 && c.pattern && c.fvalues.empty() && c.ivalues.empty();
+}
+
+// ------------------------------------------------------------------------------------------
+void test_edge_lists() {
+    {   // tabs vs spaces, '#' and '%' comments, blank lines, leading/trailing blanks, self-loop
+        Coo c = must_read("io/tabs_spaces.txt");
+        CHECK(is_pattern_graph(c));
+        CHECK(c.nrows == 5 && c.ncols == 5);
+        std::vector<Edge> want = {{0, 1}, {0, 2}, {1, 2}, {3, 4}, {4, 0}, {2, 2}};
+        CHECK(edges(c) == want);
+        CHECK(consistent(c));
+        CHECK(same(c, must_read("io/tabs_spaces.txt.gz")));
+    }
+    {   // CRLF, blank CRLF line, last line without a newline
+        Coo c = must_read("io/crlf.txt");
+        CHECK(is_pattern_graph(c));
+        CHECK(c.nrows == 6 && c.ncols == 6);
+        std::vector<Edge> want = {{0, 1}, {1, 2}, {2, 0}, {5, 1}};
+        CHECK(edges(c) == want);
+        CHECK(same(c, must_read("io/crlf.txt.gz")));
+    }
+    {   // third-column weights: FP64, summed duplicates, number syntax
+        Coo c = must_read("io/weighted.txt");
+        CHECK(c.type == PSV_FP64 && !c.pattern && c.dup == PSV_PLUS);
+        CHECK(c.nrows == 4 && c.ncols == 4);
+        std::vector<Edge> want = {{0, 1}, {1, 2}, {2, 0}, {0, 1}, {3, 3}};
+        CHECK(edges(c) == want);
+        std::vector<double> w = {0.5, -2.0, 1000.0, 0.25, 0.5};
+        CHECK(c.fvalues == w);
+        CHECK(c.ivalues.empty());
+        CHECK(consistent(c));
+        CHECK(same(c, must_read("io/weighted.txt.gz")));
+    }
+    {   // vertex count header (n larger than max id + 1)
+        Coo c = must_read("io/count_header.txt");
+        CHECK(c.nrows == 4 && c.ncols == 4);
+        CHECK(c.type == PSV_FP64 && !c.pattern);
+        std::vector<Edge> want = {{0, 1}, {1, 2}};
+        CHECK(edges(c) == want);
+        CHECK((c.fvalues == std::vector<double>{1.0, 1.0}));
+        CHECK(same(c, must_read("io/count_header.txt.gz")));
+    }
+    {   // oregon style: count header, CRLF, "u v 1" lines, a final "-1" end marker
+        Coo c = must_read("io/oregon_style.txt");
+        CHECK(c.nrows == 10 && c.ncols == 10);
+        CHECK(c.type == PSV_FP64 && !c.pattern && c.dup == PSV_PLUS);
+        CHECK(c.rows.size() == 2);
+    }
+    {   // ids that are not contiguous: max id + 1 vertices
+        Coo c = must_read("io/noncontig.txt");
+        CHECK(c.nrows == 101 && c.ncols == 101);
+        std::vector<Edge> want = {{7, 100}, {100, 7}, {42, 7}};
+        CHECK(edges(c) == want);
+        CHECK(is_pattern_graph(c));
+    }
+    {   // duplicate edges are kept in the tuples (the build counts them once)
+        Coo c = must_read("io/duplicates.txt");
+        CHECK(c.nrows == 2);
+        CHECK(c.rows.size() == 4);
+        CHECK(is_pattern_graph(c));
+    }
+    {   // a UTF-8 byte order mark before the first line
+        Coo c = must_read("io/bom.txt");
+        CHECK(is_pattern_graph(c) && c.nrows == 2);
+        CHECK(edges(c) == (std::vector<Edge>{{0, 1}, {1, 0}}));
+        Coo m = must_read("io/bom.mtx");
+        CHECK(is_pattern_graph(m) && m.nrows == 2 && edges(m) == (std::vector<Edge>{{0, 1}}));
+    }
+    {   // a gzip file of two concatenated members
+        Coo c = must_read("io/two_members.txt.gz");
+        CHECK(c.nrows == 4);
+        CHECK(edges(c) == (std::vector<Edge>{{0, 1}, {1, 2}, {2, 3}, {3, 0}}));
+    }
+    {   // progress on: a fast read prints nothing and gives the same result
+        Coo c = psv::io::read_file(dpath("io/tabs_spaces.txt.gz"), true);
+        CHECK(same(c, must_read("io/tabs_spaces.txt")));
+    }
+    {   // detection by content, not by name
+        Coo c = must_read("io/edges_named.mtx.gz");
+        CHECK(same(c, must_read("io/noncontig.txt")));
+        Coo s = must_read("io/skew_gz_named.txt");
+        CHECK(same(s, must_read("io/skew.mtx")));
+    }
+}
+
+void test_matrix_market() {
+    {   // real general: comments and blank lines anywhere, duplicates kept with dup PLUS
+        Coo c = must_read("io/real_general.mtx");
+        CHECK(c.nrows == 3 && c.ncols == 4);
+        CHECK(c.type == PSV_FP64 && !c.pattern && c.dup == PSV_PLUS);
+        std::vector<Edge> want = {{0, 0}, {2, 3}, {1, 2}, {0, 0}};
+        CHECK(edges(c) == want);
+        CHECK((c.fvalues == std::vector<double>{1.5, -0.2, 7.0, 0.5}));
+        CHECK(consistent(c));
+        CHECK(same(c, must_read("io/real_general.mtx.gz")));
+    }
+    {
+        Coo c = must_read("io/double_general.mtx");
+        CHECK(c.type == PSV_FP64 && c.nrows == 2 && c.ncols == 2);
+        CHECK(edges(c) == (std::vector<Edge>{{1, 0}}));
+        CHECK(c.fvalues == std::vector<double>{3.25});
+    }
+    {   // integer symmetric: mirrored off-diagonal, the diagonal once, int64 extremes
+        Coo c = must_read("io/int_symmetric.mtx");
+        CHECK(c.type == PSV_INT64 && !c.pattern && c.dup == PSV_PLUS);
+        CHECK(c.nrows == 3 && c.ncols == 3);
+        std::vector<Edge> want = {{0, 0}, {1, 0}, {0, 1}, {2, 1}, {1, 2}};
+        CHECK(edges(c) == want);
+        CHECK((c.ivalues == std::vector<int64_t>{5, -7, -7, INT64_MAX, INT64_MAX}));
+        CHECK(c.fvalues.empty());
+        CHECK(consistent(c));
+    }
+    {   // skew-symmetric: mirrored with negated values
+        Coo c = must_read("io/skew.mtx");
+        CHECK(c.type == PSV_FP64);
+        std::vector<Edge> want = {{1, 0}, {0, 1}, {2, 0}, {0, 2}};
+        CHECK(edges(c) == want);
+        CHECK((c.fvalues == std::vector<double>{1.5, -1.5, -4.0, 4.0}));
+    }
+    {   // integer skew-symmetric with an explicit zero diagonal (allowed)
+        Coo c = must_read("io/skew_int.mtx");
+        CHECK(c.type == PSV_INT64);
+        std::vector<Edge> want = {{1, 0}, {0, 1}, {0, 0}};
+        CHECK(edges(c) == want);
+        CHECK((c.ivalues == std::vector<int64_t>{3, -3, 0}));
+    }
+    {   // pattern symmetric
+        Coo c = must_read("io/pattern_symmetric.mtx");
+        CHECK(is_pattern_graph(c));
+        CHECK(c.nrows == 4 && c.ncols == 4);
+        std::vector<Edge> want = {{1, 0}, {0, 1}, {2, 2}, {3, 1}, {1, 3}};
+        CHECK(edges(c) == want);
+        CHECK(same(c, must_read("io/pattern_symmetric.mtx.gz")));
+    }
+    {   // pattern general, CRLF, rectangular
+        Coo c = must_read("io/pattern_crlf.mtx");
+        CHECK(is_pattern_graph(c));
+        CHECK(c.nrows == 2 && c.ncols == 3);
+        CHECK(edges(c) == (std::vector<Edge>{{0, 2}, {1, 0}}));
+    }
+    {   // banner words in any case
+        Coo c = must_read("io/banner_case.mtx");
+        CHECK(c.type == PSV_FP64 && c.nrows == 1 && c.fvalues == std::vector<double>{2.0});
+    }
+    {   // no entries at all is a valid (empty) matrix
+        Coo c = must_read("io/empty_matrix.mtx");
+        CHECK(c.nrows == 5 && c.ncols == 5 && c.rows.empty() && c.type == PSV_FP64);
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+void test_real_graphs() {
+    struct Real {
+        const char *file;
+        int64_t n;          // vertices / rows (square)
+        size_t entries;     // tuples in the Coo (symmetric MM: mirrored)
+        psv_type type;
+        bool pattern;
+    };
+    const Real real[] = {
+        {"karate.mtx", 34, 156, PSV_FP32, true},                 // 78 stored, symmetric
+        {"west0067.mtx", 67, 294, PSV_FP64, false},
+        {"ldbc-directed-example.mtx", 10, 17, PSV_FP64, false},
+        {"email-Eu-core.txt.gz", 1005, 25571, PSV_FP32, true},
+        {"wiki-Vote.txt.gz", 8298, 103689, PSV_FP32, true},      // 7115 nodes, ids up to 8297
+        {"oregon1_010331.txt.gz", 10670, 44004, PSV_FP64, false},// count header, "u v 1", "-1"
+        {"polblogs.txt.gz", 1490, 19090, PSV_FP32, true},
+        {"p2p-Gnutella31.txt.gz", 62586, 147892, PSV_FP32, true},// CRLF
+    };
+    for (const Real &r : real) {
+        Coo c = must_read(r.file);
+        CHECK_MSG(c.nrows == r.n && c.ncols == r.n, "%s: %" PRId64 " x %" PRId64, r.file,
+                  c.nrows, c.ncols);
+        CHECK_MSG(c.rows.size() == r.entries, "%s: %zu entries", r.file, c.rows.size());
+        CHECK_MSG(c.type == r.type && c.pattern == r.pattern, "%s: type %d pattern %d", r.file,
+                  c.type, (int)c.pattern);
+        CHECK_MSG(consistent(c), "%s", r.file);
+    }
+    {   // wiki-Vote: 7115 distinct vertices appear
+        Coo c = must_read("wiki-Vote.txt.gz");
+        std::vector<char> seen(static_cast<size_t>(c.nrows), 0);
+        for (size_t k = 0; k < c.rows.size(); ++k) seen[c.rows[k]] = seen[c.cols[k]] = 1;
+        CHECK(std::count(seen.begin(), seen.end(), 1) == 7115);
+    }
+    {   // oregon: every weight is 1
+        Coo c = must_read("oregon1_010331.txt.gz");
+        CHECK(std::all_of(c.fvalues.begin(), c.fvalues.end(), [](double w) { return w == 1.0; }));
+    }
+    {   // west0067: first stored entry "5 1 -.2788416"
+        Coo c = must_read("west0067.mtx");
+        REQUIRE(!c.rows.empty());
+        CHECK(c.rows[0] == 4 && c.cols[0] == 0 && c.fvalues[0] == -0.2788416);
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+void test_malformed() {
+    struct Bad {
+        const char *file;
+        int status;
+        int line;  // the message must contain "line N" (0: no line required)
+    };
+    const int P = PSV_ERROR_PARSE, X = PSV_ERROR_INVALID_INDEX, NI = PSV_ERROR_NOT_IMPLEMENTED,
+              IO = PSV_ERROR_IO;
+    const Bad bad[] = {
+        // Matrix Market banner and header
+        {"mm_bad_banner_word.mtx", P, 1},
+        {"mm_banner_short.mtx", P, 1},
+        {"mm_bad_object.mtx", P, 1},
+        {"mm_bad_field.mtx", P, 1},
+        {"mm_bad_symmetry.mtx", P, 1},
+        {"mm_array.mtx", NI, 1},
+        {"mm_complex.mtx", NI, 1},
+        {"mm_hermitian.mtx", NI, 1},
+        {"mm_skew_pattern.mtx", P, 1},
+        {"mm_no_size_line.mtx", P, 2},
+        {"mm_size_line_short.mtx", P, 2},
+        {"mm_size_not_number.mtx", P, 2},
+        {"mm_negative_rows.mtx", P, 2},
+        {"mm_negative_nnz.mtx", P, 2},
+        {"mm_size_overflow64.mtx", P, 3},
+        {"mm_rows_over_2e31.mtx", P, 2},
+        {"mm_nnz_over_2e62.mtx", P, 2},
+        {"mm_symmetric_not_square.mtx", P, 2},
+        // Matrix Market entries
+        {"mm_too_few.mtx", P, 6},
+        {"mm_too_few.mtx.gz", P, 4},
+        {"mm_too_many.mtx", P, 6},
+        {"mm_index_zero.mtx", X, 4},
+        {"mm_index_too_big.mtx", X, 4},
+        {"mm_index_negative.mtx", X, 4},
+        {"mm_index_overflow.mtx", X, 4},
+        {"mm_index_not_number.mtx", P, 3},
+        {"mm_truncated_line.mtx", P, 4},
+        {"mm_extra_column.mtx", P, 3},
+        {"mm_nan.mtx", P, 4},
+        {"mm_inf.mtx", P, 3},
+        {"mm_overflow_value.mtx", P, 4},
+        {"mm_bad_value.mtx", P, 4},
+        {"mm_int_not_int.mtx", P, 4},
+        {"mm_int_overflow.mtx", P, 4},
+        {"mm_skew_diag.mtx", P, 4},
+        {"mm_huge_declared.mtx", P, 3},
+        {"mm_huge_declared_sym.mtx.gz", P, 4},
+        // edge lists
+        {"el_negative_id.txt", P, 3},
+        {"el_non_numeric.txt", P, 3},
+        {"el_four_columns.txt", P, 2},
+        {"el_single_token.txt", P, 3},
+        {"el_mixed_columns.txt", P, 4},
+        {"el_mixed_columns2.txt", P, 3},
+        {"el_nan_weight.txt", P, 2},
+        {"el_inf_weight.txt", P, 1},
+        {"el_bad_weight.txt", P, 2},
+        {"el_id_overflow.txt", X, 2},
+        {"el_id_too_large.txt", X, 2},
+        {"el_data_after_end.txt", P, 4},
+        {"el_bad_header.txt", P, 1},
+        {"el_hex.txt", P, 2},
+        {"empty.txt", P, 1},
+        {"empty.gz", P, 1},
+        {"only_comments.txt", P, 4},
+        {"blank_lines.txt", P, 3},
+        {"binary_junk.bin", P, 1},
+        // compressed data that cannot be read
+        {"truncated.gz", IO, 0},
+        {"corrupt.gz", IO, 0},
+    };
+    for (const Bad &b : bad) {
+        auto r = read_error(dpath(std::string("malformed/") + b.file));
+        CHECK_MSG(r.first == b.status, "%s: status %d (%s), expected %d", b.file, r.first,
+                  r.second.c_str(), b.status);
+        if (b.line > 0) {
+            std::string want = "line " + std::to_string(b.line);
+            // "line N" followed by a non-digit (so "line 1" does not match "line 12")
+            size_t at = r.second.find(want);
+            bool ok = at != std::string::npos &&
+                      (at + want.size() == r.second.size() ||
+                       !std::isdigit(static_cast<unsigned char>(r.second[at + want.size()])));
+            CHECK_MSG(ok, "%s: message '%s' does not name %s", b.file, r.second.c_str(),
+                      want.c_str());
+        }
+        CHECK_MSG(r.second.find(b.file) != std::string::npos, "%s: message '%s' lacks the file",
+                  b.file, r.second.c_str());
+    }
+    // Specific messages
+    CHECK(read_error(dpath("malformed/mm_too_few.mtx")).second.find("expected 4 entries, found 3") !=
+          std::string::npos);
+    CHECK(read_error(dpath("malformed/empty.txt")).second.find("empty file") != std::string::npos);
+    CHECK(read_error(dpath("malformed/el_mixed_columns.txt")).second.find("mixed") !=
+          std::string::npos);
+}
+
+void test_io_errors() {
+    CHECK(read_error(dpath("io/no-such-file.txt")).first == PSV_ERROR_IO);
+    CHECK(read_error(dpath("io")).first == PSV_ERROR_IO);  // a directory
+    CHECK(read_error("").first == PSV_ERROR_IO);
+    // The caller's Coo is untouched when a read fails.
+    Coo c = must_read("io/weighted.txt");
+    Coo before = c;
+    try {
+        c = psv::io::read_file(dpath("malformed/mm_too_few.mtx"), false);
+    } catch (const psv::Error &) {
+    }
+    CHECK(same(c, before));
+}
+
+// A huge declared size must not allocate memory up front: read under an address-space limit in
+// a child process.
+void test_huge_declared_size() {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    std::fprintf(stderr, "huge-size test skipped under a sanitizer\n");
+#else
+    std::fflush(stderr);
+    pid_t pid = fork();
+    if (pid == 0) {
+        struct rlimit rl;
+        rl.rlim_cur = rl.rlim_max = rlim_t(1) << 30;  // 1 GiB of address space
+        if (setrlimit(RLIMIT_AS, &rl) != 0) _exit(3);
+        const char *files[] = {"malformed/mm_huge_declared.mtx",
+                               "malformed/mm_huge_declared_sym.mtx.gz"};
+        for (const char *f : files) {
+            try {
+                psv::io::read_file(dpath(f), false);
+                _exit(4);
+            } catch (const psv::Error &e) {
+                if (e.status() != PSV_ERROR_PARSE) _exit(5);
+            } catch (const std::bad_alloc &) {
+                _exit(6);
+            } catch (...) {
+                _exit(7);
+            }
+        }
+        // A valid file still reads under the limit.
+        try {
+            Coo c = psv::io::read_file(dpath("wiki-Vote.txt.gz"), false);
+            if (c.rows.size() != 103689) _exit(8);
+        } catch (...) {
+            _exit(9);
+        }
+        _exit(0);
+    }
+    REQUIRE(pid > 0);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status %d", st);
+#endif
+}
+
+// Random numbers written with printf and read back must be exactly equal.
+void test_number_round_trip() {
+    char tmpl[] = "/tmp/psv_io_roundtripXXXXXX";
+    int fd = mkstemp(tmpl);
+    REQUIRE(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    REQUIRE(f);
+    std::mt19937_64 rng(12345);
+    std::uniform_real_distribution<double> mant(-1.0, 1.0);
+    std::uniform_int_distribution<int> ex(-300, 300), fmt(0, 4);
+    const int n = 20000;
+    std::vector<double> want;
+    std::vector<Edge> we;
+    std::fprintf(f, "# round trip\n");
+    for (int k = 0; k < n; ++k) {
+        double v = mant(rng) * std::pow(10.0, ex(rng) / (k % 3 == 0 ? 1 : 30));
+        int64_t u = static_cast<int64_t>(rng() % 1000000), w = static_cast<int64_t>(rng() % 1000);
+        char buf[64];
+        switch (fmt(rng)) {
+        case 0: std::snprintf(buf, sizeof buf, "%.17g", v); break;
+        case 1: std::snprintf(buf, sizeof buf, "%.6e", v); break;
+        case 2: std::snprintf(buf, sizeof buf, "%.3f", v); break;
+        case 3: std::snprintf(buf, sizeof buf, "%.25g", v); break;
+        default: std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(rng() % 100000) - 50000); break;
+        }
+        want.push_back(std::strtod(buf, nullptr));
+        we.emplace_back(u, w);
+        std::fprintf(f, "%lld%s%lld %s\n", static_cast<long long>(u), k % 2 ? "\t" : " ",
+                     static_cast<long long>(w), buf);
+    }
+    std::fclose(f);
+    Coo c;
+    try {
+        c = psv::io::read_file(tmpl, false);
+    } catch (const psv::Error &e) {
+        std::fprintf(stderr, "round trip: %s\n", e.what());
+    }
+    unlink(tmpl);
+    CHECK(c.rows.size() == static_cast<size_t>(n));
+    CHECK(edges(c) == we);
+    size_t bad = 0;
+    for (size_t k = 0; k < std::min(want.size(), c.fvalues.size()); ++k)
+        if (c.fvalues[k] != want[k] && bad++ < 5)
+            std::fprintf(stderr, "round trip: entry %zu: %.17g != %.17g\n", k, c.fvalues[k],
+                         want[k]);
+    CHECK(bad == 0 && c.fvalues.size() == want.size());
+}
+
+}  // namespace
+
+int main() {
+    test_edge_lists();
+    test_matrix_market();
+    test_real_graphs();
+    test_malformed();
+    test_io_errors();
+    test_huge_declared_size();
+    test_number_round_trip();
+    return check_exit();
+}
