@@ -18,6 +18,8 @@ program test_psv
   end interface
   type(c_ptr) :: ctx = c_null_ptr, A = c_null_ptr, B = c_null_ptr, s = c_null_ptr
   type(c_ptr) :: u = c_null_ptr, w = c_null_ptr, rank = c_null_ptr
+  type(c_ptr) :: hubs = c_null_ptr, auths = c_null_ptr
+  real(c_float) :: rel(8)
   type(psv_matrix_info), target :: info
   type(psv_tile_info), target :: tinfo
   integer(c_int64_t) :: rows(4) = [0, 1, 2, 2], cols(4) = [1, 2, 0, 1]
@@ -100,6 +102,17 @@ program test_psv
   call expect(all(abs(r - 0.25) < 1e-6) .and. iterations >= 1, "pagerank of a cycle")
   call expect(psv_pagerank(rank, iterations, A, 0.85_c_double, 1d-9, 100_c_int32_t) == &
               PSV_ERROR_DIMENSION_MISMATCH, "pagerank of a non-square matrix")
+
+  ! Two output handles (HITS) and a host output array (RWR batch, n x k row-major).
+  call ok(psv_hits(hubs, auths, iterations, B, 1d-9, 100_c_int32_t), "psv_hits")
+  call ok(psv_vector_to(auths, r), "authorities")
+  call expect(all(abs(r - 0.25) < 1e-5), "hits of a cycle")
+  call ok(psv_rwr_batch(rel, iterations, B, [0_c_int64_t, 2_c_int64_t], 2_c_int32_t, 0.9_c_double, &
+                        1d-6, 1000_c_int32_t), "psv_rwr_batch")
+  call expect(abs(sum(rel(1::2)) - 1.0) < 1e-4 .and. maxloc(rel(1::2), 1) == 1 .and. &
+              maxloc(rel(2::2), 1) == 3, "rwr_batch columns")
+  call psv_vector_free(hubs)
+  call psv_vector_free(auths)
 
   call psv_vector_free(rank)
   call psv_vector_free(u)
