@@ -50,13 +50,13 @@ static int check_count = 0;
         }                                                                                  \
     } while (0)
 
-static int check_exit(void) {
+static inline int check_exit(void) {
     fprintf(stderr, "%d checks, %d failed\n", check_count, check_failures);
     return check_failures ? 1 : 0;
 }
 
 /* |a-b| <= atol + rtol*|b| */
-static int near(double a, double b, double rtol, double atol) {
+static inline int near(double a, double b, double rtol, double atol) {
     if (isnan(a) && isnan(b)) return 1;
     if (isinf(a) || isinf(b)) return a == b;
     return fabs(a - b) <= atol + rtol * fabs(b);
@@ -67,7 +67,7 @@ static int near(double a, double b, double rtol, double atol) {
 #include <string.h>
 /* The backend a test runs on: env PSV_TEST_BACKEND = cpu (default) or cuda. A CUDA run on a
  * machine without a usable device exits 77 (skipped). */
-static psv_backend test_backend(void) {
+static inline psv_backend test_backend(void) {
     const char *b = getenv("PSV_TEST_BACKEND");
     if (b && !strcmp(b, "cuda")) {
         if (!psv_backend_available(PSV_BACKEND_CUDA)) {
@@ -80,7 +80,7 @@ static psv_backend test_backend(void) {
 }
 
 /* Path of a file under tests/data (env PSV_TEST_DATA). */
-static const char *test_data(const char *name) {
+static inline const char *test_data(const char *name) {
     static char buf[4][4096];
     static int k = 0;
     const char *dir = getenv("PSV_TEST_DATA");
