@@ -133,16 +133,17 @@ static inline int ref_ints(const ref_t *r, const char *key, int64_t *out, int ma
 
 /*
  * Tolerances for an fp32 result against a float64 reference (every result here is a
- * nonnegative vector summing to at most 1):
- *  - per entry |x - ref| <= ENTRY_ATOL + ENTRY_RTOL * |ref|: fp32 rounding is ~6e-8 relative
- *    per operation; a power iteration stopped at ||r_k - r_{k-1}||_1 <= tol (1e-7 here) is off
- *    by about tol * rho / (1 - rho) in L1 (rho <= 0.9 for the graphs here -> ~1e-6), spread
- *    over the entries; the absolute term covers entries near 0 (which fp32 carries as noise).
- *  - L1 over all entries <= L1_TOL: the whole error budget above with a 10x margin.
+ * nonnegative vector summing to at most 1). The tests stop their iterations at
+ * ||x_k - x_{k-1}||_1 <= 1e-6 (tighter stalls at the fp32 noise floor on some graphs: the star's
+ * RWR cycles at ~2e-7). Such a power iteration is off its limit by about tol * rho / (1 - rho)
+ * in L1, rho the convergence rate: rho <= 0.9 for every graph here (RWR with c = 0.9 is bounded
+ * by c), so <= 9e-6; fp32 rounding adds ~1e-6. Observed: <= 5.3e-6 L1, <= 2.5e-6 per entry.
+ *  - per entry |x - ref| <= ENTRY_ATOL + ENTRY_RTOL * |ref|
+ *  - L1 over all entries <= L1_TOL (3x the bound above)
  */
 #define ENTRY_RTOL 2e-3
-#define ENTRY_ATOL 2e-6
-#define L1_TOL 2e-5
+#define ENTRY_ATOL 5e-6
+#define L1_TOL 3e-5
 
 /* Compare x (n fp32) with column col of a reference; returns 1 if within tolerance. */
 static int ref_compare(const float *x, const ref_t *r, int col, const char *what) {

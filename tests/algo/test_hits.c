@@ -6,7 +6,7 @@
 
 #include "ref.h"
 
-#define TOL 1e-7
+#define TOL 1e-6
 #define MAXIT 20000
 
 static void run_graph(psv_context *ctx, const ref_graph *g, const char *form) {
