@@ -181,7 +181,7 @@ TileComposite build_tile_composite(const CsrHost &A, int64_t tile_width, int64_t
     for (int64_t e = 0; e < nnz; ++e) tile_count[(size_t)tile_of_rank(rank_of[A.col[e]]) + 1]++;
     for (int32_t t = 0; t < ntiles_all; ++t) tile_count[t + 1] += tile_count[t];
     std::vector<int32_t> b_row((size_t)nnz), b_rank((size_t)nnz);
-    std::vector<int64_t> b_src((size_t)nnz);
+    std::vector<int64_t> b_src(vs ? (size_t)nnz : 0);  // value positions: not needed for a pattern
     {
         std::vector<int64_t> next(tile_count.begin(), tile_count.end() - 1);
         std::vector<std::pair<int32_t, int64_t>> row_entries;  // (rank, source entry)
@@ -194,7 +194,7 @@ TileComposite build_tile_composite(const CsrHost &A, int64_t tile_width, int64_t
                 int64_t d = next[tile_of_rank(re.first)]++;
                 b_row[d] = (int32_t)i;
                 b_rank[d] = re.first;
-                b_src[d] = re.second;
+                if (vs) b_src[d] = re.second;
             }
         }
     }
