@@ -2,6 +2,9 @@
  *
  *   psv pagerank FILE [--backend cpu|cuda|auto] [--damping D] [--tol T] [--max-iter N]
  *                     [--top K] [--output FILE]
+ *   psv hits FILE [--backend ...] [--tol T] [--max-iter N] [--top K] [--output FILE]
+ *   psv rwr FILE --query v[,v...] [--backend ...] [--c C] [--tol T] [--max-iter N] [--top K]
+ *                     [--output FILE]
  *   psv info FILE [--backend ...] [--tile-width W] [--max-tiles T] [--workload-size S]
  *
  * Vertex ids are printed as in the input file: 0-based for edge lists, 1-based for Matrix Market.
@@ -306,6 +309,162 @@ static int cmd_info(const options *o) {
     return r;
 }
 
+/* ---- hits, rwr ------------------------------------------------------------------------------- */
+
+/* psv hits FILE: 'vertex hub authority' lines (--top K: the K best hubs). */
+static int cmd_hits(const options *o) {
+    psv_context *ctx;
+    psv_matrix *A;
+    int r = open_graph(o, &ctx, &A);
+    if (r) return r;
+    psv_vector *hub = NULL, *auth = NULL;
+    int32_t iters = 0;
+    double t0 = now();
+    psv_status s = psv_hits(&hub, &auth, &iters, A, o->tol, o->max_iter);
+    double dt = now() - t0;
+    if (s < 0) {
+        r = fail_with(ctx, "hits", s);
+    } else {
+        const int not_converged = s == PSV_NOT_CONVERGED;
+        int64_t n = 0;
+        psv_vector_size(hub, &n);
+        float *h = malloc((size_t)(n ? n : 1) * sizeof(float)), *a = malloc((size_t)(n ? n : 1) * sizeof(float));
+        if (!h || !a) {
+            fprintf(stderr, "psv: out of memory\n");
+            r = 1;
+        } else if ((s = psv_vector_get(hub, h, n)) != PSV_SUCCESS || (s = psv_vector_get(auth, a, n)) != PSV_SUCCESS) {
+            r = fail_with(ctx, "reading the scores", s);
+        } else {
+            fprintf(stderr, "psv: hits on %s: %lld vertices, %d iterations%s, %.3f s\n", backend_name(ctx),
+                    (long long)n, iters, not_converged ? " (NOT converged)" : "", dt);
+            r = write_values(o, id_base(o->file), n, h, a);
+        }
+        free(h);
+        free(a);
+    }
+    psv_vector_free(&hub);
+    psv_vector_free(&auth);
+    psv_matrix_free(&A);
+    psv_context_free(&ctx);
+    return r;
+}
+
+/* The --query list "v[,v...]" (ids as in the file) as 0-based ids; returns the count, 0 on error. */
+static int32_t parse_queries(const char *list, int64_t base, int64_t **out) {
+    int32_t k = 1;
+    for (const char *p = list; *p; ++p) k += *p == ',';
+    int64_t *q = malloc((size_t)k * sizeof(int64_t));
+    if (!q) return 0;
+    const char *p = list;
+    for (int32_t j = 0; j < k; ++j) {
+        char *end;
+        long long v = strtoll(p, &end, 10);
+        if (end == p || (*end && *end != ',') || v < base) {
+            fprintf(stderr, "psv: --query takes vertex ids v[,v...] (>= %lld), not '%s'\n", (long long)base, list);
+            free(q);
+            return 0;
+        }
+        q[j] = v - base;
+        p = *end ? end + 1 : end;
+    }
+    *out = q;
+    return k;
+}
+
+/* psv rwr FILE --query v[,v...]: one query: 'vertex relevance' lines; several: 'vertex r1 r2 ...'
+ * lines (a column per query, in --query order); with --top K, the K most relevant vertices of
+ * each query as 'query vertex relevance' lines (one query: 'vertex relevance'). */
+static int cmd_rwr(const options *o) {
+    if (!o->query) {
+        fprintf(stderr, "psv: rwr needs --query v[,v...]\n");
+        return 2;
+    }
+    const int64_t base = id_base(o->file);
+    int64_t *q = NULL;
+    const int32_t k = parse_queries(o->query, base, &q);
+    if (k == 0) return 2;
+    psv_context *ctx;
+    psv_matrix *A;
+    int r = open_graph(o, &ctx, &A);
+    if (r) {
+        free(q);
+        return r;
+    }
+    int64_t n = 0;
+    psv_matrix_nrows(A, &n);
+    for (int32_t j = 0; j < k; ++j) {
+        if (q[j] >= n) {
+            fprintf(stderr, "psv: query vertex %lld is not in the graph (ids %lld .. %lld)\n", (long long)(q[j] + base),
+                    (long long)base, (long long)(n - 1 + base));
+            free(q);
+            psv_matrix_free(&A);
+            psv_context_free(&ctx);
+            return 1;
+        }
+    }
+    float *rel = malloc((size_t)(n ? n : 1) * (size_t)k * sizeof(float));
+    int32_t iters = 0;
+    if (!rel) {
+        fprintf(stderr, "psv: out of memory\n");
+        r = 1;
+        goto done;
+    }
+    double t0 = now();
+    psv_status s = psv_rwr_batch(rel, &iters, A, q, k, o->c, o->tol, o->max_iter);
+    double dt = now() - t0;
+    if (s < 0) {
+        r = fail_with(ctx, "rwr", s);
+        goto done;
+    }
+    fprintf(stderr, "psv: rwr on %s: %lld vertices, %d quer%s, %d iterations%s, %.3f s\n", backend_name(ctx),
+            (long long)n, (int)k, k == 1 ? "y" : "ies", iters, s == PSV_NOT_CONVERGED ? " (NOT converged)" : "", dt);
+    if (k == 1) {
+        r = write_values(o, base, n, rel, NULL);
+        goto done;
+    }
+    FILE *out = stdout;
+    if (o->output && !(out = fopen(o->output, "w"))) {
+        fprintf(stderr, "psv: cannot write %s\n", o->output);
+        r = 1;
+        goto done;
+    }
+    if (o->top >= 0) {
+        ranked *rk = malloc((size_t)(n ? n : 1) * sizeof *rk);
+        if (!rk) {
+            fprintf(stderr, "psv: out of memory\n");
+            r = 1;
+        }
+        for (int32_t j = 0; rk && j < k; ++j) {
+            for (int64_t i = 0; i < n; ++i) {
+                rk[i].id = i;
+                rk[i].value = rel[i * k + j];
+            }
+            qsort(rk, (size_t)n, sizeof *rk, by_value_desc);
+            for (int64_t t = 0; t < n && t < o->top; ++t)
+                fprintf(out, "%lld %lld %.9g\n", (long long)(q[j] + base), (long long)(rk[t].id + base), rk[t].value);
+        }
+        free(rk);
+    } else {
+        for (int64_t i = 0; i < n; ++i) {
+            fprintf(out, "%lld", (long long)(i + base));
+            for (int32_t j = 0; j < k; ++j) fprintf(out, " %.9g", rel[i * k + j]);
+            fputc('\n', out);
+        }
+    }
+    int bad = ferror(out);
+    if (out != stdout) bad |= fclose(out) != 0;
+    if (bad) {
+        fprintf(stderr, "psv: error writing the output\n");
+        r = 1;
+    }
+done:
+    free(rel);
+    free(q);
+    psv_matrix_free(&A);
+    psv_context_free(&ctx);
+    return r;
+}
+
 /* Subcommands added by other modules register here. */
 typedef int (*command_fn)(const options *);
 typedef struct {
@@ -315,6 +474,8 @@ typedef struct {
 
 static const command commands[] = {
     {"pagerank", cmd_pagerank},
+    {"hits", cmd_hits},
+    {"rwr", cmd_rwr},
     {"info", cmd_info},
 };
 

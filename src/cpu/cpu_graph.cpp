@@ -1,4 +1,5 @@
 // The CPU backend's algorithm primitives (see Backend in core/backend.hpp).
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -45,15 +46,29 @@ void CpuBackend::normalize_diff(int64_t n, float *x, const double *total, const 
 
 void CpuBackend::rwr_update(int64_t n, int32_t k, const float *T, float *R, double c, const int64_t *queries,
                             double *diffs) {
+    // One pass over the n x k block (one parallel region, not k): per fixed chunk of rows a
+    // partial difference per query, combined in chunk order -- the same sums, bit for bit, as a
+    // chunked_sum per query.
     const float cf = (float)c, restart = (float)(1.0 - c);
+    const int64_t nchunks = (n + kChunk - 1) / kChunk;
+    std::vector<double> part((size_t)nchunks * k, 0.0);
+#pragma omp parallel for schedule(static)
+    for (int64_t ch = 0; ch < nchunks; ++ch) {
+        double *p = part.data() + (size_t)ch * k;
+        const int64_t end = std::min(n, (ch + 1) * kChunk);
+        for (int64_t i = ch * kChunk; i < end; ++i) {
+            for (int32_t j = 0; j < k; ++j) {
+                const int64_t e = i * k + j;
+                const float rn = cf * T[e] + (i == queries[j] ? restart : 0.0f);
+                p[j] += std::fabs((double)rn - (double)R[e]);
+                R[e] = rn;
+            }
+        }
+    }
     for (int32_t j = 0; j < k; ++j) {
-        diffs[j] = chunked_sum(n, [&](int64_t i) {
-            const int64_t p = i * k + j;
-            const float rn = cf * T[p] + (i == queries[j] ? restart : 0.0f);
-            const double dd = std::fabs((double)rn - (double)R[p]);
-            R[p] = rn;
-            return dd;
-        });
+        double s = 0;
+        for (int64_t ch = 0; ch < nchunks; ++ch) s += part[(size_t)ch * k + j];
+        diffs[j] = s;
     }
 }
 
