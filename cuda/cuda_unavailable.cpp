@@ -1,6 +1,7 @@
 // Built where the CUDA backend is not (Ginkgo's device hooks): the entry points exist and say so.
 #include "core/backend.hpp"
 #include "core/error.hpp"
+#include "cuda/cuda_internal.hpp"
 
 namespace psv {
 
@@ -10,4 +11,23 @@ std::unique_ptr<Backend> create_cuda_backend(int32_t) {
     fail(PSV_ERROR_BACKEND_UNAVAILABLE, "this build of psv has no CUDA backend (configured without nvcc)");
 }
 
+namespace cuda {
+
+[[noreturn]] static void unavailable() {
+    fail(PSV_ERROR_BACKEND_UNAVAILABLE, "this build of psv has no CUDA backend (configured without nvcc)");
+}
+bool is_cuda(const Backend &) { return false; }
+std::unique_ptr<MatrixStore> build_from_device_csr(Backend &, int64_t, int64_t, psv_type, const int64_t *,
+                                                   const int32_t *, const void *, const FormatOptions &) {
+    unavailable();
+}
+std::unique_ptr<MatrixStore> build_from_device_coo(Backend &, int64_t, int64_t, psv_type, int64_t, const int32_t *,
+                                                   const int32_t *, const void *, const FormatOptions &) {
+    unavailable();
+}
+void *stream_of(Backend &) { unavailable(); }
+void synchronize(Backend &) { unavailable(); }
+size_t pool_cached_bytes(Backend &) { unavailable(); }
+
+}  // namespace cuda
 }  // namespace psv

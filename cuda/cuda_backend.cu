@@ -1,0 +1,803 @@
+// The CUDA backend: context (device, stream, memory pool), memory operations, vector kernels,
+// assign, reductions and the algorithm primitives. SpMV lives in cuda_spmv*.cu, the device
+// builder and transpose in cuda_build.cu.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+
+#include "cuda/cuda_backend.cuh"
+#include "cuda/cuda_internal.hpp"
+#include "cuda/cuda_reduce.cuh"
+#include "cuda/cuda_rt.cuh"
+
+namespace psv {
+namespace cuda {
+
+void throw_cuda(cudaError_t e, const char *what, const char *file, int line) {
+    (void)cudaGetLastError();  // clear a non-sticky error so the context stays usable
+    if (e == cudaErrorMemoryAllocation)
+        fail(PSV_ERROR_OUT_OF_MEMORY, format("device out of memory (%s)", what));
+    const char *base = std::strrchr(file, '/');
+    fail(PSV_ERROR_DEVICE, format("CUDA error %s (%s) in %s at %s:%d", cudaGetErrorName(e),
+                                  cudaGetErrorString(e), what, base ? base + 1 : file, line));
+}
+
+// ---- pool -----------------------------------------------------------------------------------
+
+DevicePool::~DevicePool() {
+    trim();
+    for (auto &kv : used_) cudaFree(kv.first);  // objects outliving their context: best effort
+}
+
+void *DevicePool::allocate(size_t bytes) {
+    bytes = (bytes + 511) / 512 * 512;
+    if (bytes == 0) bytes = 512;
+    auto it = free_.lower_bound(bytes);
+    if (it != free_.end() && it->first <= bytes + bytes / 4) {
+        void *p = it->second;
+        used_[p] = it->first;
+        cached_ -= it->first;
+        free_.erase(it);
+        return p;
+    }
+    void *p = nullptr;
+    cudaError_t e = cudaMalloc(&p, bytes);
+    if (e == cudaErrorMemoryAllocation) {
+        (void)cudaGetLastError();
+        trim();
+        e = cudaMalloc(&p, bytes);
+    }
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        if (e == cudaErrorMemoryAllocation)
+            fail(PSV_ERROR_OUT_OF_MEMORY, format("device out of memory (%zu bytes)", bytes));
+        throw_cuda(e, "cudaMalloc", __FILE__, __LINE__);
+    }
+    used_[p] = bytes;
+    return p;
+}
+
+void DevicePool::deallocate(void *p) noexcept {
+    if (!p) return;
+    auto it = used_.find(p);
+    if (it == used_.end()) return;
+    const size_t bytes = it->second;
+    used_.erase(it);
+    if (cached_ + bytes > cache_limit_) {
+        cudaFree(p);
+        return;
+    }
+    free_.emplace(bytes, p);
+    cached_ += bytes;
+}
+
+void DevicePool::trim() noexcept {
+    for (auto &kv : free_) cudaFree(kv.second);
+    free_.clear();
+    cached_ = 0;
+}
+
+// ---- backend ----------------------------------------------------------------------------------
+
+CudaBackend::CudaBackend(int32_t device) : device_(device) {
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0) {
+        (void)cudaGetLastError();
+        fail(PSV_ERROR_BACKEND_UNAVAILABLE, format("no CUDA device (%s)", e == cudaSuccess ? "none found" : cudaGetErrorString(e)));
+    }
+    if (device >= count)
+        fail(PSV_ERROR_BACKEND_UNAVAILABLE, format("CUDA device %d does not exist (%d found)", device, count));
+    PSV_CUDA_CHECK(cudaSetDevice(device));
+    cudaDeviceProp prop;
+    PSV_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    name_ = format("%s (CUDA device %d, sm_%d%d, %d SMs)", prop.name, device, prop.major, prop.minor,
+                   prop.multiProcessorCount);
+    sms_ = prop.multiProcessorCount;
+    int optin = 0;
+    PSV_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    smem_optin_ = (size_t)optin;
+    smem_per_sm_ = prop.sharedMemPerMultiprocessor;
+    max_threads_per_sm_ = prop.maxThreadsPerMultiProcessor;
+    PSV_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    pool_ = std::make_unique<DevicePool>(prop.totalGlobalMem / 4);
+}
+
+CudaBackend::~CudaBackend() {
+    reduce_scratch(*this, 0);  // release
+    if (stream_) {
+        cudaStreamSynchronize(stream_);
+        cudaStreamDestroy(stream_);
+    }
+    pool_.reset();
+}
+
+void CudaBackend::activate() const { PSV_CUDA_CHECK(cudaSetDevice(device_)); }
+void CudaBackend::sync() { PSV_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+
+void *CudaBackend::allocate(size_t bytes) {
+    activate();
+    return pool_->allocate(bytes);
+}
+void CudaBackend::deallocate(void *p) noexcept {
+    if (pool_) pool_->deallocate(p);
+}
+void CudaBackend::upload(void *dst, const void *src, size_t bytes) {
+    if (!bytes) return;
+    PSV_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream_));
+    sync();
+}
+void CudaBackend::download(void *dst, const void *src, size_t bytes) {
+    if (!bytes) return;
+    PSV_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_));
+    sync();
+}
+void CudaBackend::copy(void *dst, const void *src, size_t bytes) {
+    if (!bytes || dst == src) return;
+    PSV_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream_));
+}
+void CudaBackend::set_bytes(void *dst, int value, size_t bytes) {
+    if (!bytes) return;
+    PSV_CUDA_CHECK(cudaMemsetAsync(dst, value, bytes, stream_));
+}
+void CudaBackend::copy_from_device_pointer(void *dst, const void *src, size_t bytes) {
+    if (!bytes) return;
+    PSV_CUDA_CHECK(cudaDeviceSynchronize());  // the caller's pending writes to src, on any stream
+    PSV_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream_));
+    sync();
+}
+void CudaBackend::copy_to_device_pointer(void *dst, const void *src, size_t bytes) {
+    if (!bytes) return;
+    PSV_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream_));
+    sync();
+}
+
+// The dense tiles' x slice is staged in shared memory: two blocks of kSpmvThreads per SM share
+// the SM's shared memory, so a slice takes half of it (less a block's reserve), capped so that
+// tile-local indices stay 16-bit. H100/H200: 228 KB per SM -> 28 K fp32 or 14 K fp64 columns.
+int64_t CudaBackend::default_tile_width(size_t value_bytes) const {
+    if (value_bytes == 0) value_bytes = 4;
+    size_t per_block = smem_per_sm_ / 2;
+    per_block = per_block > 2048 ? per_block - 2048 : per_block;
+    if (per_block > smem_optin_) per_block = smem_optin_;
+    int64_t w = (int64_t)(per_block / value_bytes);
+    w = w / 32 * 32;
+    if (w > 65504) w = 65504;
+    if (w < 32) w = 32;
+    return w;
+}
+
+PerfModel CudaBackend::perf_model() const {
+    PerfModel m;
+    m.max_active_warps = (int64_t)sms_ * (max_threads_per_sm_ / 32);
+    m.workload_cost = default_workload_cost;
+    return m;
+}
+
+// ---- matrices ---------------------------------------------------------------------------------
+
+__global__ void row_stats_kernel(int64_t n, const int64_t *rp, unsigned long long *empty,
+                                 int *maxlen) {
+    int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    unsigned long long e = 0;
+    int m = 0;
+    for (; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t l = rp[i + 1] - rp[i];
+        e += l == 0;
+        m = max(m, (int)l);
+    }
+    for (int o = 16; o; o >>= 1) {
+        e += __shfl_xor_sync(0xffffffffu, e, o);
+        m = max(m, __shfl_xor_sync(0xffffffffu, m, o));
+    }
+    if ((threadIdx.x & 31) == 0) {
+        atomicAdd(empty, e);
+        atomicMax(maxlen, m);
+    }
+}
+
+static void finish_matrix(CudaBackend &be, CudaMatrix &M, const FormatOptions &opt) {
+    // empty rows and the longest row (integer atomics: exact)
+    Buffer stats(&be, 16);
+    be.set_bytes(stats.get(), 0, 16);
+    if (M.nrows > 0) {
+        row_stats_kernel<<<grid_for(M.nrows, 256, 4096), 256, 0, be.stream()>>>(
+            M.nrows, M.row_ptr.as<int64_t>(), stats.as<unsigned long long>(),
+            reinterpret_cast<int *>(stats.as<uint8_t>() + 8));
+        PSV_CUDA_LAUNCH_CHECK();
+    }
+    uint64_t h[2];
+    be.download(h, stats.get(), 16);
+    M.empty_rows = (int64_t)h[0];
+    M.max_row_length = (int32_t)(h[1] & 0xffffffffu);
+    M.rebuild(opt);
+}
+
+std::unique_ptr<CudaMatrix> CudaBackend::build_from_device_csr(int64_t nrows, int64_t ncols,
+                                                               psv_type type, bool pattern,
+                                                               const int64_t *rp, const int32_t *col,
+                                                               const void *val,
+                                                               const FormatOptions &opt) {
+    activate();
+    auto M = std::make_unique<CudaMatrix>(this);
+    M->nrows = nrows;
+    M->ncols = ncols;
+    M->type = type;
+    M->pattern = pattern;
+    int64_t nnz = 0;
+    if (nrows > 0) download(&nnz, rp + nrows, sizeof nnz);
+    M->nvals = nnz;
+    M->row_ptr = Buffer(this, (size_t)(nrows + 1) * 8);
+    copy(M->row_ptr.get(), rp, (size_t)(nrows + 1) * 8);
+    if (nrows == 0) set_bytes(M->row_ptr.get(), 0, 8);
+    M->col = Buffer(this, (size_t)nnz * 4);
+    copy(M->col.get(), col, (size_t)nnz * 4);
+    if (!pattern) {
+        M->val = Buffer(this, (size_t)nnz * type_size(type));
+        copy(M->val.get(), val, (size_t)nnz * type_size(type));
+    }
+    finish_matrix(*this, *M, opt);
+    return M;
+}
+
+std::unique_ptr<MatrixStore> CudaBackend::build_matrix(CsrHost &&csr, const FormatOptions &opt) {
+    activate();
+    auto M = std::make_unique<CudaMatrix>(this);
+    M->nrows = csr.nrows;
+    M->ncols = csr.ncols;
+    M->type = csr.type;
+    M->pattern = csr.pattern;
+    M->nvals = csr.nvals();
+    const int64_t nnz = M->nvals;
+    M->row_ptr = Buffer(this, (size_t)(csr.nrows + 1) * 8);
+    if (csr.row_ptr.empty()) set_bytes(M->row_ptr.get(), 0, 8);
+    else upload(M->row_ptr.get(), csr.row_ptr.data(), (size_t)(csr.nrows + 1) * 8);
+    M->col = Buffer(this, (size_t)nnz * 4);
+    upload(M->col.get(), csr.col.data(), (size_t)nnz * 4);
+    if (!csr.pattern) {
+        M->val = Buffer(this, (size_t)nnz * type_size(csr.type));
+        upload(M->val.get(), csr.values.data(), (size_t)nnz * type_size(csr.type));
+    }
+    CsrHost().row_ptr.swap(csr.row_ptr);  // the host copy is no longer needed
+    std::vector<int32_t>().swap(csr.col);
+    std::vector<uint8_t>().swap(csr.values);
+    finish_matrix(*this, *M, opt);
+    return M;
+}
+
+static double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void CudaMatrix::rebuild(const FormatOptions &opt) {
+    be_->activate();
+    auto t0 = std::chrono::steady_clock::now();
+    const size_t vb = pattern ? 4 : type_size(type);
+    const int64_t tw = opt.tile_width > 0 ? opt.tile_width : be_->default_tile_width(vb);
+    if (tw <= 0) fail(PSV_ERROR_INVALID_VALUE, "tile width must be positive");
+    const psv_kernel k = opt.kernel == PSV_KERNEL_AUTO ? PSV_KERNEL_TILE_COMPOSITE : opt.kernel;
+    if (opt.progress && nvals > 20000000)
+        std::fprintf(stderr, "psv: building tile-composite form of %lld entries on the GPU...\n", (long long)nvals);
+    TcForm old = std::move(form);
+    try {
+        build_form(*be_, *this, tw, opt.max_tiles, opt.workload_size, k == PSV_KERNEL_TILE_COO);
+        be_->sync();
+    } catch (...) {
+        form = std::move(old);  // keep the old form on failure
+        throw;
+    }
+    kernel = k;
+    options = opt;
+    build_seconds = seconds_since(t0);
+    if (opt.progress && build_seconds > 1.0)
+        std::fprintf(stderr, "psv: built in %.2f s (%d dense tiles, %lld workloads)\n", build_seconds,
+                     form.dense_tiles, (long long)form.n_workloads);
+}
+
+void CudaMatrix::info(psv_matrix_info &o) const {
+    std::memset(&o, 0, sizeof o);
+    o.nrows = nrows;
+    o.ncols = ncols;
+    o.nvals = nvals;
+    o.tile_width = form.tile_width;
+    o.dense_tiles = form.dense_tiles;
+    o.sparse_tile = (int32_t)form.tiles.size() > form.dense_tiles;
+    o.dense_columns = (int64_t)form.dense_tiles * form.tile_width;
+    std::vector<Workload> wl((size_t)form.n_workloads);
+    if (!wl.empty()) be_->download(wl.data(), form.workloads.get(), wl.size() * sizeof(Workload));
+    for (const Tile &t : form.tiles) {
+        if (!t.is_sparse) o.dense_nvals += t.nvals;
+        for (int64_t w = t.wl_begin; w < t.wl_end; ++w) o.row_major_workloads += wl[w].layout == kRowMajor;
+    }
+    o.workloads = form.n_workloads;
+    o.stored_entries = form.slots;
+    o.padding_ratio = nvals ? (double)o.stored_entries / (double)nvals : 1.0;
+    o.bytes = (int64_t)(ncols * 4 + form.tiles.size() * sizeof(Tile) + form.n_workloads * sizeof(Workload) +
+                        form.n_rows * 4 + form.n16 * 2 + form.n32 * 4 +
+                        (pattern ? 0 : form.slots * (int64_t)type_size(type)));
+    o.workload_size = form.tiles.empty() ? 0 : form.tiles[0].workload_size;
+    o.kernel = kernel;
+    o.backend = PSV_BACKEND_CUDA;
+    o.max_row_length = max_row_length;
+    o.max_col_length = (int32_t)form.max_col_length;
+    o.build_seconds = build_seconds;
+}
+
+void CudaMatrix::tile_info(int32_t tile, psv_tile_info &o) const {
+    std::memset(&o, 0, sizeof o);
+    const Tile &t = form.tiles[tile];
+    o.col_begin = t.col_begin;
+    o.col_end = t.col_end;
+    o.rows = t.row_count;
+    o.nvals = t.nvals;
+    o.workloads = t.wl_end - t.wl_begin;
+    std::vector<Workload> wl((size_t)o.workloads);
+    if (!wl.empty())
+        be_->download(wl.data(), form.workloads.as<Workload>() + t.wl_begin, wl.size() * sizeof(Workload));
+    for (const Workload &w : wl) o.row_major_workloads += w.layout == kRowMajor;
+    o.workload_size = t.workload_size;
+    o.stored_entries = t.entry_end - t.entry_begin;
+    o.index_bits = t.index_bits;
+    o.is_sparse = t.is_sparse;
+}
+
+void CudaMatrix::extract_tuples(int64_t *rows, int64_t *cols, void *values) const {
+    std::vector<int64_t> rp((size_t)nrows + 1);
+    be_->download(rp.data(), row_ptr.get(), rp.size() * 8);
+    if (rows)
+        for (int64_t i = 0; i < nrows; ++i)
+            for (int64_t e = rp[i]; e < rp[i + 1]; ++e) rows[e] = i;
+    if (cols) {
+        std::vector<int32_t> c((size_t)nvals);
+        be_->download(c.data(), col.get(), c.size() * 4);
+        for (int64_t e = 0; e < nvals; ++e) cols[e] = c[e];
+    }
+    if (values) {
+        const size_t vs = type_size(type);
+        if (pattern) {
+            dispatch_type(type, [&](auto tag) {
+                using T = typename decltype(tag)::type;
+                T one = 1;
+                for (int64_t e = 0; e < nvals; ++e) std::memcpy(static_cast<uint8_t *>(values) + e * vs, &one, vs);
+            });
+        } else {
+            be_->download(values, val.get(), (size_t)nvals * vs);
+        }
+    }
+}
+
+void CudaMatrix::row_lengths(std::vector<int64_t> &out) const {
+    std::vector<int64_t> rp((size_t)nrows + 1);
+    be_->download(rp.data(), row_ptr.get(), rp.size() * 8);
+    out.resize((size_t)nrows);
+    for (int64_t i = 0; i < nrows; ++i) out[i] = rp[i + 1] - rp[i];
+}
+
+std::unique_ptr<MatrixStore> CudaMatrix::transposed() const {
+    be_->activate();
+    auto T = std::make_unique<CudaMatrix>(be_);
+    transpose_csr(*be_, *this, *T);
+    finish_matrix(*be_, *T, options);
+    return T;
+}
+
+TileComposite CudaMatrix::host_form() const {
+    TileComposite F;
+    F.nrows = nrows;
+    F.ncols = ncols;
+    F.nvals = nvals;
+    F.type = type;
+    F.pattern = pattern;
+    F.tile_width = form.tile_width;
+    F.dense_tiles = form.dense_tiles;
+    F.tiles = form.tiles;
+    F.col_order.resize((size_t)ncols);
+    be_->download(F.col_order.data(), form.col_order.get(), F.col_order.size() * 4);
+    F.workloads.resize((size_t)form.n_workloads);
+    be_->download(F.workloads.data(), form.workloads.get(), F.workloads.size() * sizeof(Workload));
+    F.row_ids.resize((size_t)form.n_rows);
+    be_->download(F.row_ids.data(), form.row_ids.get(), F.row_ids.size() * 4);
+    F.col16.resize((size_t)form.n16);
+    be_->download(F.col16.data(), form.col16.get(), F.col16.size() * 2);
+    F.col32.resize((size_t)form.n32);
+    be_->download(F.col32.data(), form.col32.get(), F.col32.size() * 4);
+    if (!pattern) {
+        F.values.resize((size_t)form.slots * type_size(type));
+        be_->download(F.values.data(), form.values.get(), F.values.size());
+    }
+    return F;
+}
+
+// ---- SpMV dispatch ----------------------------------------------------------------------------
+
+void CudaBackend::spmv(const SpmvArgs &a) {
+    activate();
+    switch (a.type) {
+    case PSV_BOOL: spmv_typed<bool_t>(*this, a); break;
+    case PSV_INT32: spmv_typed<int32_t>(*this, a); break;
+    case PSV_INT64: spmv_typed<int64_t>(*this, a); break;
+    case PSV_FP32: spmv_typed<float>(*this, a); break;
+    default: spmv_typed<double>(*this, a); break;
+    }
+}
+
+// ---- vectors ----------------------------------------------------------------------------------
+
+template <class T> __global__ void fill_kernel(int64_t n, T *x, T v) {
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+        x[i] = v;
+}
+
+template <class T>
+__global__ void ewise_kernel(psv_op op, int64_t n, T *w, uint8_t *wp, const T *u, const uint8_t *up, const T *v,
+                             const uint8_t *vp) {
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+        const bool p = (!up || up[i]) && (!vp || vp[i]);
+        if (p) w[i] = rt_apply<T>(op, u[i], v[i]);
+        if (up || vp) wp[i] = p;
+    }
+}
+
+template <class T> __global__ void apply_kernel(psv_op op, int64_t n, T *w, const T *u, T s) {
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+        w[i] = rt_apply<T>(op, u[i], s);
+}
+
+void CudaBackend::fill(psv_type type, int64_t n, void *x, const void *value) {
+    if (n <= 0) return;
+    activate();
+    dispatch_type(type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        T v;
+        std::memcpy(&v, value, sizeof(T));
+        fill_kernel<T><<<grid_for(n), 256, 0, stream_>>>(n, static_cast<T *>(x), v);
+        PSV_CUDA_LAUNCH_CHECK();
+    });
+}
+
+void CudaBackend::ewise(psv_op op, psv_type type, int64_t n, void *w, uint8_t *wp, const void *u,
+                        const uint8_t *up, const void *v, const uint8_t *vp) {
+    if (n <= 0) return;
+    activate();
+    dispatch_type(type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        ewise_kernel<T><<<grid_for(n), 256, 0, stream_>>>(canonical_op(op, type), n, static_cast<T *>(w), wp,
+                                                          static_cast<const T *>(u), up, static_cast<const T *>(v), vp);
+        PSV_CUDA_LAUNCH_CHECK();
+    });
+}
+
+void CudaBackend::apply(psv_op op, psv_type type, int64_t n, void *w, const void *u, const void *scalar) {
+    if (n <= 0) return;
+    activate();
+    dispatch_type(type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        T s;
+        std::memcpy(&s, scalar, sizeof(T));
+        apply_kernel<T><<<grid_for(n), 256, 0, stream_>>>(canonical_op(op, type), n, static_cast<T *>(w),
+                                                          static_cast<const T *>(u), s);
+        PSV_CUDA_LAUNCH_CHECK();
+    });
+}
+
+template <class T> struct RtMonoid {
+    psv_op op;
+    __device__ __forceinline__ T apply(T a, T b) const { return rt_apply<T>(op, a, b); }
+};
+
+template <class T> struct MaskedValue {
+    const T *x;
+    const uint8_t *xp;
+    T id;
+    __device__ T operator()(int64_t i, int) const { return (!xp || xp[i]) ? x[i] : id; }
+};
+
+ReduceScratch &reduce_scratch(CudaBackend &be, int lanes) {
+    // One scratch per backend, kept in a map keyed by the backend (freed by lanes == 0).
+    static std::mutex m;
+    static std::unordered_map<const CudaBackend *, std::unique_ptr<ReduceScratch>> all;
+    std::lock_guard<std::mutex> g(m);
+    if (lanes == 0) {
+        all.erase(&be);
+        static ReduceScratch none;
+        return none;
+    }
+    auto &s = all[&be];
+    if (!s) s = std::make_unique<ReduceScratch>();
+    if (s->lanes < lanes) {
+        s->partials = Buffer();
+        s->counters = Buffer();
+        s->partials = Buffer(&be, (size_t)kReduceMaxBlocks * lanes * 8);
+        s->counters = Buffer(&be, (size_t)lanes * sizeof(unsigned));
+        be.set_bytes(s->counters.get(), 0, (size_t)lanes * sizeof(unsigned));
+        s->lanes = lanes;
+    }
+    return *s;
+}
+
+void CudaBackend::reduce(psv_op monoid, psv_type type, int64_t n, const void *x, const uint8_t *xp,
+                         void *result) {
+    activate();
+    dispatch_type(type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        const psv_op op = canonical_op(monoid, type);
+        const T id = rt_identity<T>(op);
+        if (n <= 0) {
+            std::memcpy(result, &id, sizeof(T));
+            return;
+        }
+        Buffer out(this, sizeof(T));
+        launch_mapreduce<T, RtMonoid<T>>(*this, n, MaskedValue<T>{static_cast<const T *>(x), xp, id}, id, out.as<T>(), 1,
+                                         RtMonoid<T>{op});
+        download(result, out.get(), sizeof(T));
+    });
+}
+
+struct PresentCount {
+    const uint8_t *p;
+    __device__ unsigned long long operator()(int64_t i, int) const { return p[i] != 0; }
+};
+struct PlusU64 {
+    __device__ __forceinline__ static unsigned long long apply(unsigned long long a, unsigned long long b) { return a + b; }
+};
+
+int64_t CudaBackend::count_present(int64_t n, const uint8_t *p) {
+    if (!p || n <= 0) return n > 0 ? n : 0;
+    activate();
+    Buffer out(this, 8);
+    launch_mapreduce<unsigned long long, PlusU64>(*this, n, PresentCount{p}, 0ull, out.as<unsigned long long>());
+    unsigned long long c = 0;
+    download(&c, out.get(), 8);
+    return (int64_t)c;
+}
+
+__device__ __forceinline__ bool mask_value_d(const void *mask, psv_type mt, int64_t i) {
+    switch (mt) {
+    case PSV_BOOL: return static_cast<const uint8_t *>(mask)[i] != 0;
+    case PSV_INT32: return static_cast<const int32_t *>(mask)[i] != 0;
+    case PSV_INT64: return static_cast<const int64_t *>(mask)[i] != 0;
+    case PSV_FP32: return static_cast<const float *>(mask)[i] != 0;
+    default: return static_cast<const double *>(mask)[i] != 0;
+    }
+}
+
+template <class T> __global__ void assign_kernel(AssignArgs a) {
+    T *w = static_cast<T *>(a.w);
+    const T *t = static_cast<const T *>(a.t);
+    const bool accum = a.accum != PSV_NOOP;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < a.n; i += (int64_t)gridDim.x * blockDim.x) {
+        bool m = true;
+        if (a.mask) {
+            const bool mp = !a.mask_present || a.mask_present[i];
+            m = mp && (a.structure || mask_value_d(a.mask, a.mask_type, i));
+            if (a.complement) m = !m;
+        } else if (a.complement) {
+            m = false;  // the complement of "no mask" allows nothing
+        }
+        const bool wp = !a.w_present_in || a.w_present_in[i];
+        const bool tp = !a.t_present || a.t_present[i];
+        if (!m) {
+            a.w_present[i] = a.replace ? 0 : wp;
+            continue;
+        }
+        if (accum) {
+            if (wp && tp) w[i] = rt_apply<T>(a.accum, w[i], t[i]);
+            else if (tp) w[i] = t[i];
+            a.w_present[i] = wp || tp;
+        } else {
+            if (tp) w[i] = t[i];
+            a.w_present[i] = tp;
+        }
+    }
+}
+
+void CudaBackend::assign(const AssignArgs &a) {
+    if (a.n <= 0) return;
+    activate();
+    dispatch_type(a.type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        assign_kernel<T><<<grid_for(a.n), 256, 0, stream_>>>(a);
+        PSV_CUDA_LAUNCH_CHECK();
+    });
+}
+
+// ---- algorithm primitives (one launch each, the reductions deterministic) ----------------------
+
+struct PrScale {
+    const float *r, *inv;
+    float *w;
+    __device__ double operator()(int64_t i, int) const {
+        const float iv = inv[i], ri = r[i];
+        w[i] = ri * iv;
+        return iv == 0.0f ? (double)ri : 0.0;
+    }
+};
+
+void CudaBackend::pagerank_scale(int64_t n, const float *r, const float *inv, float *w, double *dangling) {
+    if (n <= 0) {
+        if (dangling) set_bytes(dangling, 0, 8);
+        return;
+    }
+    activate();
+    Buffer tmp;
+    double *out = dangling;
+    if (!out) {
+        tmp = Buffer(this, 8);
+        out = tmp.as<double>();
+    }
+    launch_mapreduce<double, PlusD>(*this, n, PrScale{r, inv, w}, 0.0, out);
+}
+
+struct PrUpdate {
+    const float *t;
+    float *r;
+    const float *personal;
+    const double *dangling;
+    double damping, inv_n;
+    __device__ double operator()(int64_t i, int) const {
+        const float d = (float)damping;
+        const float scale = (float)((1.0 - damping) + damping * (*dangling));
+        const float base = personal ? scale * personal[i] : scale * (float)inv_n;
+        const float rn = base + d * t[i];
+        const double dd = fabs((double)rn - (double)r[i]);
+        r[i] = rn;
+        return dd;
+    }
+};
+
+void CudaBackend::pagerank_update(int64_t n, const float *t, float *r, double damping, const double *dangling,
+                                  const float *personal, double *diff) {
+    if (n <= 0) {
+        set_bytes(diff, 0, 8);
+        return;
+    }
+    activate();
+    launch_mapreduce<double, PlusD>(*this, n, PrUpdate{t, r, personal, dangling, damping, 1.0 / (double)n}, 0.0, diff);
+}
+
+struct SumF {
+    const float *x;
+    __device__ double operator()(int64_t i, int) const { return (double)x[i]; }
+};
+
+void CudaBackend::sum(int64_t n, const float *x, double *out) {
+    if (n <= 0) {
+        set_bytes(out, 0, 8);
+        return;
+    }
+    activate();
+    launch_mapreduce<double, PlusD>(*this, n, SumF{x}, 0.0, out);
+}
+
+struct NormDiff {
+    float *x;
+    const double *total;
+    const float *prev;
+    __device__ double operator()(int64_t i, int) const {
+        const double tot = *total;
+        const float inv = tot != 0 ? (float)(1.0 / tot) : 1.0f;
+        const float v = x[i] * inv;
+        x[i] = v;
+        return prev ? fabs((double)v - (double)prev[i]) : 0.0;
+    }
+};
+
+void CudaBackend::normalize_diff(int64_t n, float *x, const double *total, const float *prev, double *diff) {
+    if (n <= 0) {
+        if (prev && diff) set_bytes(diff, 0, 8);
+        return;
+    }
+    activate();
+    Buffer tmp;
+    double *out = diff;
+    if (!prev || !out) {
+        tmp = Buffer(this, 8);
+        out = tmp.as<double>();
+    }
+    launch_mapreduce<double, PlusD>(*this, n, NormDiff{x, total, prev}, 0.0, out);
+}
+
+struct RwrUpdate {
+    const float *T;
+    float *R;
+    const int64_t *queries;  // device, k
+    int32_t k;
+    double c;
+    __device__ double operator()(int64_t i, int j) const {
+        const float cf = (float)c, restart = (float)(1.0 - c);
+        const int64_t p = i * k + j;
+        const float rn = cf * T[p] + (i == queries[j] ? restart : 0.0f);
+        const double dd = fabs((double)rn - (double)R[p]);
+        R[p] = rn;
+        return dd;
+    }
+};
+
+void CudaBackend::rwr_update(int64_t n, int32_t k, const float *T, float *R, double c, const int64_t *queries,
+                             double *diffs) {
+    if (k <= 0) return;
+    activate();
+    if (n <= 0) {
+        set_bytes(diffs, 0, (size_t)k * 8);
+        return;
+    }
+    Buffer q(this, (size_t)k * 8);
+    upload(q.get(), queries, (size_t)k * 8);
+    if (k > 65535) fail(PSV_ERROR_INVALID_VALUE, "at most 65535 queries at once on the CUDA backend");
+    // Lanes of one launch write disjoint entries (column j of R): no conflict.
+    launch_mapreduce<double, PlusD>(*this, n, RwrUpdate{T, R, q.as<int64_t>(), k, c}, 0.0, diffs, k);
+    sync();  // q is freed on return
+}
+
+// T = A (+).(second) U for k columns at once: a warp per row, lanes over the k columns, entries in
+// order (the CPU's order, so results agree exactly).
+__global__ void spmm_pattern_kernel(int64_t nrows, const int64_t *rp, const int32_t *col, int32_t k,
+                                    const float *U, float *T) {
+    const int lane = threadIdx.x & 31;
+    const int64_t warps = (int64_t)gridDim.x * (blockDim.x >> 5);
+    for (int64_t i = blockIdx.x * (int64_t)(blockDim.x >> 5) + (threadIdx.x >> 5); i < nrows; i += warps) {
+        const int64_t b = rp[i], e = rp[i + 1];
+        for (int32_t j0 = 0; j0 < k; j0 += 32) {
+            const int32_t j = j0 + lane;
+            float acc = 0.0f;
+            for (int64_t p = b; p < e; ++p) {
+                const int64_t c = col[p];
+                if (j < k) acc += U[c * k + j];
+            }
+            if (j < k) T[i * k + j] = acc;
+        }
+    }
+}
+
+void CudaBackend::spmm_pattern(const MatrixStore &A, int32_t k, const float *U, float *T) {
+    const CudaMatrix &M = static_cast<const CudaMatrix &>(A);
+    if (M.nrows <= 0 || k <= 0) return;
+    activate();
+    spmm_pattern_kernel<<<grid_for(M.nrows * 32, 256, (int64_t)sms_ * 64), 256, 0, stream_>>>(
+        M.nrows, M.row_ptr.as<int64_t>(), M.col.as<int32_t>(), k, U, T);
+    PSV_CUDA_LAUNCH_CHECK();
+}
+
+}  // namespace cuda
+
+// ---- hooks -------------------------------------------------------------------------------------
+
+bool cuda_backend_available() {
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    return count > 0;
+}
+
+std::unique_ptr<Backend> create_cuda_backend(int32_t device) {
+    if (!cuda_backend_available())
+        fail(PSV_ERROR_BACKEND_UNAVAILABLE, "no CUDA device is available (no driver or no GPU)");
+    return std::make_unique<cuda::CudaBackend>(device);
+}
+
+namespace cuda {
+
+bool is_cuda(const Backend &be) { return be.kind() == PSV_BACKEND_CUDA; }
+
+static CudaBackend &as_cuda(Backend &be) {
+    if (!is_cuda(be)) fail(PSV_ERROR_BACKEND_UNAVAILABLE, "not a CUDA context");
+    return static_cast<CudaBackend &>(be);
+}
+
+std::unique_ptr<MatrixStore> build_from_device_csr(Backend &be, int64_t nrows, int64_t ncols, psv_type type,
+                                                   const int64_t *rp, const int32_t *col, const void *values,
+                                                   const FormatOptions &opt) {
+    return as_cuda(be).build_from_device_csr(nrows, ncols, type, values == nullptr, rp, col, values, opt);
+}
+
+void *stream_of(Backend &be) { return as_cuda(be).stream(); }
+void synchronize(Backend &be) { as_cuda(be).sync(); }
+size_t pool_cached_bytes(Backend &be) { return as_cuda(be).pool().cached_bytes(); }
+
+}  // namespace cuda
+}  // namespace psv

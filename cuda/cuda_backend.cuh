@@ -1,0 +1,204 @@
+// The CUDA backend's classes: a context owns a device, a stream and a caching device-memory pool;
+// matrices live in device memory as CSR plus the tile-composite form (and the TILE-COO form when
+// that kernel is chosen).
+//
+// Determinism: every result is bit-for-bit reproducible run to run on the same device.
+//  - SpMV: column tiles are launched one after another on the context's stream; tile t's launch
+//    combines its partial into t(i) (t(i) = add(t(i), partial)), and a row appears once per tile,
+//    so no two warps of a launch touch the same output and the order of tile sums is fixed.
+//    Within a row the warp reduction is a fixed butterfly (row-major workloads) or a sequential
+//    loop (column-major workloads, CSR-vector rows use a fixed butterfly too). No float atomics.
+//  - Reductions (reduce, sum, PageRank's dangling sum and L1 difference, normalize, RWR) use a
+//    fixed grid for a given n, fixed per-block trees, and a final in-order pass over the block
+//    partials: the result does not depend on scheduling. Integer atomics are used only for
+//    counts (exact).
+// Results agree with the CPU backend exactly for integer and boolean semirings, and within
+// floating-point rounding for float ones (the summation order differs).
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/backend.hpp"
+#include "core/error.hpp"
+#include "core/format.hpp"
+#include "core/ops.hpp"
+
+namespace psv {
+namespace cuda {
+
+// Check a CUDA runtime call: out of memory -> PSV_ERROR_OUT_OF_MEMORY (the error is cleared so
+// the context stays usable); anything else -> PSV_ERROR_DEVICE with CUDA's message.
+[[noreturn]] void throw_cuda(cudaError_t e, const char *what, const char *file, int line);
+#define PSV_CUDA_CHECK(expr)                                                                  \
+    do {                                                                                      \
+        cudaError_t psv_e_ = (expr);                                                          \
+        if (psv_e_ != cudaSuccess) ::psv::cuda::throw_cuda(psv_e_, #expr, __FILE__, __LINE__); \
+    } while (0)
+// After a kernel launch.
+#define PSV_CUDA_LAUNCH_CHECK() PSV_CUDA_CHECK(cudaGetLastError())
+
+// A caching pool over cudaMalloc (never managed memory). Freed blocks are kept for reuse (the
+// stream orders their reuse); when cudaMalloc fails, every cached block is released and the
+// allocation retried once before PSV_ERROR_OUT_OF_MEMORY.
+class DevicePool {
+public:
+    explicit DevicePool(size_t cache_limit) : cache_limit_(cache_limit) {}
+    ~DevicePool();
+    void *allocate(size_t bytes);
+    void deallocate(void *p) noexcept;
+    void trim() noexcept;  // release every cached block
+    size_t cached_bytes() const { return cached_; }
+
+private:
+    std::multimap<size_t, void *> free_;
+    std::unordered_map<void *, size_t> used_;
+    size_t cached_ = 0, cache_limit_;
+};
+
+class CudaBackend;
+
+// Per-tile metadata kept on the host as well as on the device.
+struct TcForm {
+    int64_t tile_width = 0;
+    int32_t dense_tiles = 0;
+    std::vector<Tile> tiles;  // host copy (small)
+    int64_t n_workloads = 0, n_rows = 0, n16 = 0, n32 = 0, slots = 0;
+    Buffer col_order;  // int32 [ncols]
+    Buffer tiles_d;    // Tile [tiles]
+    Buffer workloads;  // Workload [n_workloads]
+    Buffer row_ids;    // int32 [n_rows]
+    Buffer col16, col32;  // uint16 [n16], uint32 [n32]
+    Buffer values;     // slots * value size (empty for a pattern)
+    // TILE-COO form (built only when that kernel is chosen): entries in tile, row, rank order.
+    Buffer coo_row;    // int32 [nnz]
+    Buffer coo_col;    // uint32 [nnz] tile-local ranked column
+    Buffer coo_val;    // nnz values (empty for a pattern)
+    Buffer coo_chunk;  // int64 [chunks + 1]: warp ranges of whole rows, per tile
+    std::vector<int64_t> coo_tile_begin;   // entry range of each tile (host), tiles + 1
+    std::vector<int64_t> coo_chunk_begin;  // first chunk of each tile (host), tiles + 1
+    int64_t max_col_length = 0;
+};
+
+class CudaMatrix final : public MatrixStore {
+public:
+    explicit CudaMatrix(CudaBackend *be) : be_(be) {}
+    void rebuild(const FormatOptions &opt) override;
+    void info(psv_matrix_info &out) const override;
+    int32_t tile_count() const override { return (int32_t)form.tiles.size(); }
+    void tile_info(int32_t tile, psv_tile_info &out) const override;
+    void extract_tuples(int64_t *rows_host, int64_t *cols_host, void *values_host) const override;
+    void row_lengths(std::vector<int64_t> &out_host) const override;
+    std::unique_ptr<MatrixStore> transposed() const override;
+    TileComposite host_form() const override;
+
+    CudaBackend *be_;
+    // CSR in device memory
+    Buffer row_ptr;  // int64 [nrows + 1]
+    Buffer col;      // int32 [nvals]
+    Buffer val;      // nvals * type size (empty for a pattern)
+    TcForm form;
+    psv_kernel kernel = PSV_KERNEL_TILE_COMPOSITE;
+    double build_seconds = 0;
+    int32_t max_row_length = 0;
+};
+
+class CudaBackend final : public Backend {
+public:
+    explicit CudaBackend(int32_t device);
+    ~CudaBackend() override;
+    psv_backend kind() const override { return PSV_BACKEND_CUDA; }
+    std::string device_name() const override { return name_; }
+
+    void *allocate(size_t bytes) override;
+    void deallocate(void *p) noexcept override;
+    void upload(void *dst, const void *src_host, size_t bytes) override;
+    void download(void *dst_host, const void *src, size_t bytes) override;
+    void copy(void *dst, const void *src, size_t bytes) override;
+    void set_bytes(void *dst, int value, size_t bytes) override;
+    void copy_from_device_pointer(void *dst, const void *src_device, size_t bytes) override;
+    void copy_to_device_pointer(void *dst_device, const void *src, size_t bytes) override;
+
+    int64_t default_tile_width(size_t value_bytes) const override;
+    PerfModel perf_model() const override;
+
+    std::unique_ptr<MatrixStore> build_matrix(CsrHost &&csr, const FormatOptions &opt) override;
+
+    void fill(psv_type type, int64_t n, void *x, const void *value_host) override;
+    void ewise(psv_op op, psv_type type, int64_t n, void *w, uint8_t *w_present, const void *u,
+               const uint8_t *u_present, const void *v, const uint8_t *v_present) override;
+    void apply(psv_op op, psv_type type, int64_t n, void *w, const void *u,
+               const void *scalar_host) override;
+    void reduce(psv_op monoid, psv_type type, int64_t n, const void *x, const uint8_t *x_present,
+                void *result_host) override;
+    int64_t count_present(int64_t n, const uint8_t *present) override;
+    void spmv(const SpmvArgs &a) override;
+    void assign(const AssignArgs &a) override;
+    void pagerank_scale(int64_t n, const float *r, const float *inv_outdeg, float *w,
+                        double *dangling) override;
+    void pagerank_update(int64_t n, const float *t, float *r, double damping,
+                         const double *dangling, const float *personal, double *diff) override;
+    void sum(int64_t n, const float *x, double *out) override;
+    void normalize_diff(int64_t n, float *x, const double *total, const float *prev,
+                        double *diff) override;
+    void rwr_update(int64_t n, int32_t k, const float *T, float *R, double c,
+                    const int64_t *queries_host, double *diffs) override;
+    void spmm_pattern(const MatrixStore &A, int32_t k, const float *U, float *T) override;
+
+    // ---- internal ----
+    void activate() const;  // cudaSetDevice
+    void sync();
+    cudaStream_t stream() const { return stream_; }
+    int sm_count() const { return sms_; }
+    size_t smem_optin() const { return smem_optin_; }
+    DevicePool &pool() { return *pool_; }
+    // Build a matrix whose CSR already lies in device memory (the arrays are copied).
+    std::unique_ptr<CudaMatrix> build_from_device_csr(int64_t nrows, int64_t ncols, psv_type type,
+                                                      bool pattern, const int64_t *row_ptr,
+                                                      const int32_t *col, const void *values,
+                                                      const FormatOptions &opt);
+    // CUB's two-phase temp storage: f(nullptr, bytes) sizes it, f(ptr, bytes) runs.
+    template <class F> void cub_call(F &&f) {
+        size_t bytes = 0;
+        PSV_CUDA_CHECK(f((void *)nullptr, bytes));
+        Buffer tmp(this, bytes ? bytes : 1);
+        PSV_CUDA_CHECK(f(tmp.get(), bytes));
+    }
+
+private:
+    int32_t device_ = 0;
+    cudaStream_t stream_ = nullptr;
+    std::unique_ptr<DevicePool> pool_;
+    std::string name_;
+    int sms_ = 132;
+    size_t smem_optin_ = 227 * 1024, smem_per_sm_ = 228 * 1024;
+    int max_threads_per_sm_ = 2048;
+};
+
+// Build the device tile-composite form of M (CSR already in M) with the given parameters.
+void build_form(CudaBackend &be, CudaMatrix &M, int64_t tile_width, int64_t max_tiles,
+                int64_t workload_size, bool want_coo);
+// Device transpose of a CSR (values carried).
+void transpose_csr(CudaBackend &be, const CudaMatrix &A, CudaMatrix &T);
+
+// SpMV entry points, one per value type (cuda_spmv_<type>.cu).
+template <class T> void spmv_typed(CudaBackend &be, const SpmvArgs &a);
+
+// Threads per block of the SpMV kernels.
+constexpr int kSpmvThreads = 512;
+
+// Grid size for an elementwise kernel over n items.
+inline unsigned grid_for(int64_t n, int threads = 256, int64_t cap = 65535LL * 32) {
+    int64_t b = (n + threads - 1) / threads;
+    if (b < 1) b = 1;
+    if (b > cap) b = cap;
+    return (unsigned)b;
+}
+
+}  // namespace cuda
+}  // namespace psv

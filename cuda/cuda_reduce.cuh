@@ -1,0 +1,156 @@
+// Deterministic map-reduce on the device: one launch, a grid that depends on n only, fixed
+// per-block trees, and the last block to finish combining the block partials in block order.
+#pragma once
+#include "cuda/cuda_backend.cuh"
+
+namespace psv {
+namespace cuda {
+
+constexpr int kReduceThreads = 256;
+constexpr int kReduceMaxBlocks = 1024;
+
+template <class T> __device__ __forceinline__ T shfl_xor_any(T v, int m) {
+    if constexpr (sizeof(T) == 8) {
+        long long b;
+        memcpy(&b, &v, 8);
+        b = __shfl_xor_sync(0xffffffffu, b, m);
+        memcpy(&v, &b, 8);
+        return v;
+    } else if constexpr (sizeof(T) == 4) {
+        int b;
+        memcpy(&b, &v, 4);
+        b = __shfl_xor_sync(0xffffffffu, b, m);
+        memcpy(&v, &b, 4);
+        return v;
+    } else {
+        int b = (int)v;
+        b = __shfl_xor_sync(0xffffffffu, b, m);
+        return (T)b;
+    }
+}
+template <class T> __device__ __forceinline__ T shfl_up_any(T v, int d) {
+    if constexpr (sizeof(T) == 8) {
+        long long b;
+        memcpy(&b, &v, 8);
+        b = __shfl_up_sync(0xffffffffu, b, d);
+        memcpy(&v, &b, 8);
+        return v;
+    } else if constexpr (sizeof(T) == 4) {
+        int b;
+        memcpy(&b, &v, 4);
+        b = __shfl_up_sync(0xffffffffu, b, d);
+        memcpy(&v, &b, 4);
+        return v;
+    } else {
+        int b = (int)v;
+        b = __shfl_up_sync(0xffffffffu, b, d);
+        return (T)b;
+    }
+}
+template <class T> __device__ __forceinline__ T shfl_idx_any(T v, int src) {
+    if constexpr (sizeof(T) == 8) {
+        long long b;
+        memcpy(&b, &v, 8);
+        b = __shfl_sync(0xffffffffu, b, src);
+        memcpy(&v, &b, 8);
+        return v;
+    } else if constexpr (sizeof(T) == 4) {
+        int b;
+        memcpy(&b, &v, 4);
+        b = __shfl_sync(0xffffffffu, b, src);
+        memcpy(&v, &b, 4);
+        return v;
+    } else {
+        int b = (int)v;
+        b = __shfl_sync(0xffffffffu, b, src);
+        return (T)b;
+    }
+}
+
+// Butterfly over a full warp (every lane ends with the same value, fixed shape).
+template <class Op, class T> __device__ __forceinline__ T warp_allreduce(const Op &op, T v) {
+#pragma unroll
+    for (int m = 16; m >= 1; m >>= 1) v = op.apply(v, shfl_xor_any(v, m));
+    return v;
+}
+
+// Block of kReduceThreads: warp butterflies, then warp 0 combines the warp results in order.
+template <class Op, class T> __device__ T block_reduce(const Op &op, T v, T id) {
+    __shared__ T part[kReduceThreads / 32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    v = warp_allreduce(op, v);
+    if (lane == 0) part[warp] = v;
+    __syncthreads();
+    T r = id;
+    if (warp == 0) {
+        r = lane < kReduceThreads / 32 ? part[lane] : id;
+        r = warp_allreduce(op, r);
+    }
+    __syncthreads();
+    return r;  // valid in thread 0
+}
+
+inline int reduce_blocks(int64_t n) {
+    int64_t b = (n + 4LL * kReduceThreads - 1) / (4LL * kReduceThreads);
+    if (b < 1) b = 1;
+    if (b > kReduceMaxBlocks) b = kReduceMaxBlocks;
+    return (int)b;
+}
+
+// out[0] = Op over f(i), i in [0, n). f(i) may also write (a fused map). partials holds gridDim.x
+// values, counter one zeroed unsigned (reset by the last block). `lanes` independent reductions
+// may run at once (blockIdx.y selects one; f receives it).
+template <class T, class Op, class F>
+__global__ void __launch_bounds__(kReduceThreads)
+    mapreduce_kernel(int64_t n, F f, Op op, T id, T *partials, unsigned *counter, T *out) {
+    const int64_t per_block = (n + gridDim.x - 1) / gridDim.x;
+    const int64_t begin = (int64_t)blockIdx.x * per_block;
+    const int64_t end = begin + per_block < n ? begin + per_block : n;
+    const int j = blockIdx.y;
+    T acc = id;
+    for (int64_t i = begin + threadIdx.x; i < end; i += kReduceThreads) acc = op.apply(acc, f(i, j));
+    acc = block_reduce(op, acc, id);
+    __shared__ bool last;
+    if (threadIdx.x == 0) {
+        partials[(size_t)j * gridDim.x + blockIdx.x] = acc;
+        __threadfence();
+        const unsigned done = atomicAdd(&counter[j], 1u);
+        last = done == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    T r = id;
+    for (unsigned b = threadIdx.x; b < gridDim.x; b += kReduceThreads)
+        r = op.apply(r, ((volatile T *)partials)[(size_t)j * gridDim.x + b]);
+    r = block_reduce(op, r, id);
+    if (threadIdx.x == 0) {
+        out[j] = r;
+        counter[j] = 0;
+    }
+}
+
+// Host side: scratch for partials and counters, held by the backend.
+struct ReduceScratch {
+    Buffer partials;  // kReduceMaxBlocks * lanes * 8 bytes
+    Buffer counters;  // lanes unsigned, zero between launches
+    int lanes = 0;
+};
+ReduceScratch &reduce_scratch(CudaBackend &be, int lanes);
+
+template <class T, class Op, class F>
+void launch_mapreduce(CudaBackend &be, int64_t n, F f, T id, T *out_device, int lanes = 1, Op op = Op{}) {
+    ReduceScratch &s = reduce_scratch(be, lanes);
+    dim3 grid((unsigned)reduce_blocks(n), (unsigned)lanes);
+    mapreduce_kernel<T, Op, F><<<grid, kReduceThreads, 0, be.stream()>>>(
+        n, f, op, id, s.partials.as<T>(), s.counters.as<unsigned>(), out_device);
+    PSV_CUDA_LAUNCH_CHECK();
+}
+
+struct PlusD {
+    static constexpr psv_op code = PSV_PLUS;
+    __device__ __forceinline__ static double apply(double a, double b) { return a + b; }
+};
+
+}  // namespace cuda
+}  // namespace psv

@@ -1,0 +1,298 @@
+// SpMV kernels (paper section 3.1 on Hopper), one template per kernel kind, instantiated once per
+// semiring by spmv_typed<T> (one .cu file per value type, so the instantiations build in
+// parallel).
+//  - tile-composite: a launch per column tile, in tile order. A block of kSpmvThreads stages the
+//    tile's slice of the ranked x in shared memory (where the tile has enough entries per staged
+//    value to pay for it; the sparse tile and thin tiles read x through L1/L2), then each warp
+//    runs whole workloads: CSR-vector for row-major ones (lanes stride a row, a fixed butterfly
+//    reduces it), ELL for column-major ones (a lane per row, sequential over the row).
+//  - TILE-COO: the same tiles as plain coordinate lists; a warp owns a range of whole rows and
+//    reduces them with a segmented warp scan.
+//  - CSR (vector): a warp per row; also the path taken when u has absent entries.
+// Every launch writes each output row from one warp, and tiles add into t(i) in tile order: no
+// atomics, results reproducible bit for bit.
+#pragma once
+#include "cuda/cuda_backend.cuh"
+#include "cuda/cuda_reduce.cuh"
+#include "cuda/cuda_rt.cuh"
+
+namespace psv {
+namespace cuda {
+
+constexpr int kSpmvWarps = kSpmvThreads / 32;
+
+// Runtime semiring: the operators are kernel arguments (a uniform switch per operation). It
+// serves every (add, multiply) pair of a type that has no compile-time specialization below, so
+// the instantiations stay few (compile time on 2 cores) while every combination is supported.
+template <class T> struct RtSemiring {
+    using value_type = T;
+    psv_op add_op, mul_op;
+    T id;
+    __device__ __forceinline__ T add(T a, T b) const { return rt_apply<T>(add_op, a, b); }
+    __device__ __forceinline__ T mul(T a, T x) const { return rt_apply<T>(mul_op, a, x); }
+    __device__ __forceinline__ T identity() const { return id; }
+};
+
+// A compile-time semiring as an object (the kernels call s.add / s.mul / s.identity).
+template <class T, psv_op ADD, psv_op MUL> struct CtSemiring {
+    using value_type = T;
+    __device__ __forceinline__ static T add(T a, T b) { return BinaryOp<ADD, T>::apply(a, b); }
+    __device__ __forceinline__ static T mul(T a, T x) { return BinaryOp<MUL, T>::apply(a, x); }
+    __device__ __forceinline__ static T identity() { return MonoidIdentity<ADD, T>::value(); }
+};
+
+template <class S, class T> __device__ __forceinline__ T warp_allreduce_s(const S &s, T v) {
+#pragma unroll
+    for (int m = 16; m >= 1; m >>= 1) v = s.add(v, shfl_xor_any(v, m));
+    return v;
+}
+
+template <class S>
+__global__ void spmv_init_kernel(const S s, int64_t n, const int64_t *__restrict__ rp, typename S::value_type *__restrict__ t,
+                                 uint8_t *__restrict__ tp) {
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+        t[i] = s.identity();
+        if (tp) tp[i] = rp[i + 1] > rp[i];
+    }
+}
+
+template <class T>
+__global__ void gather_x_kernel(int64_t n, const int32_t *__restrict__ order, const T *__restrict__ u, T *__restrict__ xr) {
+    for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n; k += (int64_t)gridDim.x * blockDim.x)
+        xr[k] = u[order[k]];
+}
+
+template <class S, class Index>
+__global__ void __launch_bounds__(kSpmvThreads)
+    tile_composite_kernel(const S s, const Workload *__restrict__ wls, int64_t nwl, const Index *__restrict__ cols,
+                          int64_t tile_entry_begin, const typename S::value_type *__restrict__ vals,
+                          const typename S::value_type *__restrict__ xg, int32_t ncols_tile, int use_smem,
+                          const int32_t *__restrict__ row_ids, typename S::value_type *__restrict__ t) {
+    using T = typename S::value_type;
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    const T *x = xg;
+    if (use_smem) {
+        T *xs = reinterpret_cast<T *>(smem_raw);
+        for (int32_t i = threadIdx.x; i < ncols_tile; i += blockDim.x) xs[i] = xg[i];
+        __syncthreads();
+        x = xs;
+    }
+    const Index pad = (Index)~Index(0);
+    const int lane = threadIdx.x & 31;
+    for (int64_t wi = (int64_t)blockIdx.x * kSpmvWarps + (threadIdx.x >> 5); wi < nwl;
+         wi += (int64_t)gridDim.x * kSpmvWarps) {
+        const Workload W = wls[wi];
+        const int64_t local = W.entry_begin - tile_entry_begin;
+        if (W.layout == kRowMajor) {
+            for (int32_t q = 0; q < W.height; ++q) {
+                const Index *c = cols + local + (int64_t)q * W.stride;
+                const T *v = vals ? vals + W.entry_begin + (int64_t)q * W.stride : nullptr;
+                T acc = s.identity();
+                for (int32_t k = lane; k < W.width; k += 32) {
+                    const Index ci = c[k];
+                    if (ci != pad) acc = s.add(acc, s.mul(v ? v[k] : T(1), x[ci]));
+                }
+                acc = warp_allreduce_s(s, acc);
+                if (lane == 0) {
+                    const int32_t row = row_ids[W.row_begin + q];
+                    t[row] = s.add(t[row], acc);
+                }
+            }
+        } else {
+            for (int32_t q = lane; q < W.height; q += 32) {
+                T acc = s.identity();
+                for (int32_t k = 0; k < W.width; ++k) {
+                    const int64_t pos = (int64_t)k * W.stride + q;
+                    const Index ci = cols[local + pos];
+                    if (ci == pad) break;  // a row's padding follows its entries
+                    acc = s.add(acc, s.mul(vals ? vals[W.entry_begin + pos] : T(1), x[ci]));
+                }
+                const int32_t row = row_ids[W.row_begin + q];
+                t[row] = s.add(t[row], acc);
+            }
+        }
+    }
+}
+
+template <class S>
+__global__ void __launch_bounds__(kSpmvThreads)
+    tile_coo_kernel(const S s, const int64_t *__restrict__ chunk, int64_t nchunks, const int32_t *__restrict__ rows,
+                    const uint32_t *__restrict__ cols, const typename S::value_type *__restrict__ vals,
+                    const typename S::value_type *__restrict__ xg, int32_t ncols_tile, int use_smem,
+                    typename S::value_type *__restrict__ t) {
+    using T = typename S::value_type;
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    const T *x = xg;
+    if (use_smem) {
+        T *xs = reinterpret_cast<T *>(smem_raw);
+        for (int32_t i = threadIdx.x; i < ncols_tile; i += blockDim.x) xs[i] = xg[i];
+        __syncthreads();
+        x = xs;
+    }
+    const int lane = threadIdx.x & 31;
+    for (int64_t c = (int64_t)blockIdx.x * kSpmvWarps + (threadIdx.x >> 5); c < nchunks;
+         c += (int64_t)gridDim.x * kSpmvWarps) {
+        const int64_t b = chunk[c], e = chunk[c + 1];
+        T carry = s.identity();
+        int32_t carry_row = -1;
+        for (int64_t base = b; base < e; base += 32) {
+            const int64_t d = base + lane;
+            const bool valid = d < e;
+            const int32_t row = valid ? rows[d] : -2;
+            T v = valid ? s.mul(vals ? vals[d] : T(1), x[cols[d]]) : s.identity();
+#pragma unroll
+            for (int off = 1; off < 32; off <<= 1) {
+                const T pv = shfl_up_any(v, off);
+                const int32_t pr = __shfl_up_sync(0xffffffffu, row, off);
+                if (lane >= off && pr == row) v = s.add(pv, v);
+            }
+            if (row == carry_row) v = s.add(carry, v);
+            int32_t next = __shfl_down_sync(0xffffffffu, row, 1);
+            if (lane == 31) next = (d + 1 < e) ? rows[d + 1] : -3;
+            const bool tail = next != row;
+            if (valid && tail) t[row] = s.add(t[row], v);
+            // lane 31's run continues into the next step
+            carry = shfl_idx_any(v, 31);
+            const int32_t r31 = __shfl_sync(0xffffffffu, row, 31);
+            const int32_t n31 = __shfl_sync(0xffffffffu, next, 31);
+            carry_row = n31 == r31 ? r31 : -1;
+        }
+    }
+}
+
+template <class S>
+__global__ void __launch_bounds__(256)
+    csr_vector_kernel(const S s, int64_t nrows, const int64_t *__restrict__ rp, const int32_t *__restrict__ col,
+                      const typename S::value_type *__restrict__ vals, const typename S::value_type *__restrict__ u,
+                      const uint8_t *__restrict__ up, typename S::value_type *__restrict__ t, uint8_t *__restrict__ tp) {
+    using T = typename S::value_type;
+    const int lane = threadIdx.x & 31;
+    const int64_t warps = (int64_t)gridDim.x * (blockDim.x >> 5);
+    for (int64_t i = blockIdx.x * (int64_t)(blockDim.x >> 5) + (threadIdx.x >> 5); i < nrows; i += warps) {
+        const int64_t b = rp[i], e = rp[i + 1];
+        T acc = s.identity();
+        bool any = false;
+        for (int64_t p = b + lane; p < e; p += 32) {
+            const int32_t j = col[p];
+            if (up && !up[j]) continue;
+            acc = s.add(acc, s.mul(vals ? vals[p] : T(1), u[j]));
+            any = true;
+        }
+        acc = warp_allreduce_s(s, acc);
+        any = __any_sync(0xffffffffu, any);
+        if (lane == 0) {
+            t[i] = acc;
+            if (tp) tp[i] = any;
+        }
+    }
+}
+
+template <class K> void allow_smem(K kernel, size_t bytes) {
+    if (bytes > 48 * 1024) PSV_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+}
+
+template <class S> void run_spmv(CudaBackend &be, const CudaMatrix &M, const SpmvArgs &a, const S s) {
+    using T = typename S::value_type;
+    cudaStream_t st = be.stream();
+    const int64_t n = M.nrows;
+    T *t = static_cast<T *>(a.t);
+    const T *u = static_cast<const T *>(a.u);
+    if (n == 0) return;
+    const bool use_vals = !M.pattern && a.mul != PSV_SECOND && a.mul != PSV_PAIR;
+    if (a.u_present || M.kernel == PSV_KERNEL_CSR) {
+        const T *vals = use_vals ? M.val.as<T>() : nullptr;
+        const int64_t blocks = std::min<int64_t>((n + 7) / 8, (int64_t)be.sm_count() * 8);
+        csr_vector_kernel<S><<<(unsigned)std::max<int64_t>(1, blocks), 256, 0, st>>>(s, n, M.row_ptr.as<int64_t>(),
+                                                                                   M.col.as<int32_t>(), vals, u,
+                                                                                   a.u_present, t, a.t_present);
+        PSV_CUDA_LAUNCH_CHECK();
+        return;
+    }
+    spmv_init_kernel<S><<<grid_for(n), 256, 0, st>>>(s, n, M.row_ptr.as<int64_t>(), t, a.t_present);
+    PSV_CUDA_LAUNCH_CHECK();
+    if (M.nvals == 0) return;
+    const TcForm &F = M.form;
+    Buffer xr(&be, (size_t)M.ncols * sizeof(T));
+    gather_x_kernel<T><<<grid_for(M.ncols), 256, 0, st>>>(M.ncols, F.col_order.as<int32_t>(), u, xr.as<T>());
+    PSV_CUDA_LAUNCH_CHECK();
+    const size_t optin = be.smem_optin();
+    const int64_t sms = be.sm_count();
+    for (size_t ti = 0; ti < F.tiles.size(); ++ti) {
+        const Tile &tile = F.tiles[ti];
+        const int64_t span = tile.col_end - tile.col_begin;
+        const size_t bytes = (size_t)span * sizeof(T);
+        const T *x = xr.as<T>() + tile.col_begin;
+        if (M.kernel == PSV_KERNEL_TILE_COO) {
+            const int64_t c0 = F.coo_chunk_begin[ti], nch = F.coo_chunk_begin[ti + 1] - c0 - 1;
+            if (nch <= 0) continue;
+            int64_t grid = std::min<int64_t>((nch + kSpmvWarps - 1) / kSpmvWarps, 4 * sms);
+            bool smem = !tile.is_sparse && bytes <= optin && tile.nvals >= 2 * std::min<int64_t>(grid, 2 * sms) * span;
+            if (smem) grid = std::min<int64_t>(grid, 2 * sms);
+            const T *vals = use_vals ? F.coo_val.as<T>() : nullptr;
+            if (smem) allow_smem(tile_coo_kernel<S>, bytes);
+            tile_coo_kernel<S><<<(unsigned)grid, kSpmvThreads, smem ? bytes : 0, st>>>(
+                s, F.coo_chunk.as<int64_t>() + c0, nch, F.coo_row.as<int32_t>(), F.coo_col.as<uint32_t>(), vals, x,
+                (int32_t)span, smem ? 1 : 0, t);
+            PSV_CUDA_LAUNCH_CHECK();
+            continue;
+        }
+        const int64_t nwl = tile.wl_end - tile.wl_begin;
+        if (nwl <= 0) continue;
+        int64_t grid = std::min<int64_t>((nwl + kSpmvWarps - 1) / kSpmvWarps, 4 * sms);
+        // Stage the slice where each staged value serves enough entries.
+        const bool smem = !tile.is_sparse && bytes <= optin && tile.nvals >= 2 * std::min<int64_t>(grid, 2 * sms) * span;
+        if (smem) grid = std::min<int64_t>(grid, 2 * sms);
+        const T *vals = use_vals ? F.values.as<T>() : nullptr;
+        const Workload *wls = F.workloads.as<Workload>() + tile.wl_begin;
+        if (tile.index_bits == 16) {
+            if (smem) allow_smem(tile_composite_kernel<S, uint16_t>, bytes);
+            tile_composite_kernel<S, uint16_t><<<(unsigned)grid, kSpmvThreads, smem ? bytes : 0, st>>>(
+                s, wls, nwl, F.col16.as<uint16_t>() + tile.index_offset, tile.entry_begin, vals, x, (int32_t)span,
+                smem ? 1 : 0, F.row_ids.as<int32_t>(), t);
+        } else {
+            if (smem) allow_smem(tile_composite_kernel<S, uint32_t>, bytes);
+            tile_composite_kernel<S, uint32_t><<<(unsigned)grid, kSpmvThreads, smem ? bytes : 0, st>>>(
+                s, wls, nwl, F.col32.as<uint32_t>() + tile.index_offset, tile.entry_begin, vals, x, (int32_t)span,
+                smem ? 1 : 0, F.row_ids.as<int32_t>(), t);
+        }
+        PSV_CUDA_LAUNCH_CHECK();
+    }
+}
+
+// Compile-time specializations for the semirings the algorithms and benchmarks use; every other
+// (add, multiply) pair of the type runs the RtSemiring instantiation.
+template <class T> void spmv_typed(CudaBackend &be, const SpmvArgs &a0) {
+    const CudaMatrix &M = static_cast<const CudaMatrix &>(*a0.A);
+    const psv_type ty = TypeCode<T>::value;
+    SpmvArgs a = a0;
+    a.add = canonical_op(a0.add, ty);
+    a.mul = canonical_op(a0.mul, ty);
+#define PSV_CT(ADD, MUL)                                                    \
+    if (a.add == ADD && a.mul == MUL) {                                     \
+        run_spmv(be, M, a, CtSemiring<T, ADD, MUL>{});                      \
+        return;                                                             \
+    }
+    if constexpr (std::is_same<T, bool_t>::value) {
+        PSV_CT(PSV_LOR, PSV_LAND)
+        PSV_CT(PSV_LOR, PSV_SECOND)
+        PSV_CT(PSV_LOR, PSV_PAIR)
+    } else {
+        PSV_CT(PSV_PLUS, PSV_TIMES)
+        PSV_CT(PSV_PLUS, PSV_SECOND)
+        PSV_CT(PSV_PLUS, PSV_PAIR)
+        PSV_CT(PSV_MIN, PSV_PLUS)
+        PSV_CT(PSV_MAX, PSV_PLUS)
+        PSV_CT(PSV_MIN, PSV_SECOND)
+    }
+#undef PSV_CT
+    RtSemiring<T> rs;
+    rs.add_op = a.add;
+    rs.mul_op = a.mul;
+    rs.id = rt_identity<T>(a.add);
+    run_spmv(be, M, a, rs);
+}
+
+#define PSV_INSTANTIATE_SPMV(T) template void spmv_typed<T>(CudaBackend &, const SpmvArgs &);
+
+}  // namespace cuda
+}  // namespace psv
