@@ -39,6 +39,8 @@
 #include "io/read.hpp"
 #include "psv/psv.h"
 
+#include <zlib.h>
+
 namespace cubns = CUB_NS_QUALIFIER;
 
 // ---- checks -------------------------------------------------------------------------------------
@@ -442,6 +444,9 @@ struct Result {
     // algorithms (seconds)
     int pr_it_psv = -1, pr_it_cs = -1;
     double pr_psv = NAN, pr_cs = NAN, pr_l1 = NAN, pr_maxrel = NAN, transpose_s = NAN;
+    double pr_psv1 = NAN, pr_cs1 = NAN;  // one iteration (setup + 1): per-iteration = (full - one) / (it - 1)
+    double pr_iter_psv() const { return pr_it_psv > 1 ? (pr_psv - pr_psv1) / (pr_it_psv - 1) : pr_psv; }
+    double pr_iter_cs() const { return pr_it_cs > 1 ? (pr_cs - pr_cs1) / (pr_it_cs - 1) : pr_cs; }
     int hits_it_psv = -1, hits_it_cs = -1;
     double hits_psv = NAN, hits_cs = NAN, hits_l1 = NAN;
     int rwr_it_psv = -1, rwr_it_cs = -1;
@@ -557,6 +562,69 @@ static psv::Backend &backend() { return *g_ctx->core->backend; }
 
 // ---- loading ------------------------------------------------------------------------------------
 
+// METIS graph files (psv's readers do not take them): "n m [fmt]" then one line of 1-based
+// neighbours per vertex (fmt 1 / 11: weights after each neighbour, taken as values).
+static bool read_metis(const std::string &path, psv::Coo &c) {
+    gzFile g = gzopen(path.c_str(), "rb");
+    if (!g) return false;
+    std::string text;
+    char buf[1 << 16];
+    int k;
+    while ((k = gzread(g, buf, sizeof buf)) > 0) text.append(buf, (size_t)k);
+    gzclose(g);
+    size_t pos = 0;
+    auto line = [&](std::string &out) {
+        if (pos >= text.size()) return false;
+        size_t e = text.find('\n', pos);
+        if (e == std::string::npos) e = text.size();
+        out = text.substr(pos, e - pos);
+        pos = e + 1;
+        return true;
+    };
+    std::string l;
+    do {
+        if (!line(l)) return false;
+    } while (!l.empty() && l[0] == '%');
+    long long n = 0, m = 0, fmt = 0;
+    if (std::sscanf(l.c_str(), "%lld %lld %lld", &n, &m, &fmt) < 2) return false;
+    const bool ew = fmt % 10 == 1;
+    c.nrows = c.ncols = n;
+    c.pattern = !ew;
+    c.type = PSV_FP64;
+    for (long long i = 0; i < n; ++i) {
+        if (!line(l)) break;
+        if (!l.empty() && l[0] == '%') {
+            --i;
+            continue;
+        }
+        const char *p = l.c_str();
+        char *end = nullptr;
+        for (;;) {
+            const long long j = std::strtoll(p, &end, 10);
+            if (end == p) break;
+            p = end;
+            double w = 1;
+            if (ew) {
+                w = std::strtod(p, &end);
+                p = end;
+            }
+            if (j < 1 || j > n) return false;
+            c.rows.push_back(i);
+            c.cols.push_back(j - 1);
+            if (ew) c.fvalues.push_back(w);
+        }
+    }
+    return true;
+}
+static psv::Coo read_any(const std::string &path) {
+    if (path.find(".metis") != std::string::npos) {
+        psv::Coo c;
+        if (read_metis(path, c)) return c;
+        die("%s: not a METIS graph", path.c_str());
+    }
+    return psv::io::read_file(path, false);
+}
+
 static Coo load_matrix(const std::string &spec, std::string &name, double &gen_s) {
     Coo c;
     const double t0 = now_s();
@@ -608,11 +676,11 @@ static Coo load_matrix(const std::string &spec, std::string &name, double &gen_s
         }
         if (name.empty()) {
             name = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
-            for (const char *ext : {".gz", ".txt", ".mtx", ".graph", ".edgelist"})
+            for (const char *ext : {".gz", ".txt", ".mtx", ".graph", ".metis", ".edgelist"})
                 if (name.size() > std::strlen(ext) && name.compare(name.size() - std::strlen(ext), std::string::npos, ext) == 0)
                     name.resize(name.size() - std::strlen(ext));
         }
-        psv::Coo h = psv::io::read_file(path, false);
+        psv::Coo h = read_any(path);
         const int64_t m = (int64_t)h.rows.size();
         if (h.nrows > INT32_MAX || h.ncols > INT32_MAX) die("%s: too large", path.c_str());
         c.nrows = h.nrows, c.ncols = h.ncols, c.m = m;
@@ -893,6 +961,19 @@ static void bench_matrix(const std::string &spec, const std::string &kind) {
             res.pr_it_psv = it;
             std::sort(tp.begin(), tp.end());
             res.pr_psv = tp[1];
+            {
+                psv_vector *r1 = nullptr;
+                int32_t it1 = 0;
+                std::vector<double> t1;
+                for (int rep = 0; rep < 3; ++rep) {
+                    t0 = now_s();
+                    PK(psv_pagerank(&r1, &it1, PA, damping, tol, 1));
+                    t1.push_back(now_s() - t0);
+                    psv_vector_free(&r1);
+                }
+                std::sort(t1.begin(), t1.end());
+                res.pr_psv1 = t1[1];
+            }
             res.transpose_s = first - res.pr_psv;
             PK(psv_vector_get_device(rank, prk.p, n));
             psv_vector_free(&rank);
@@ -905,10 +986,21 @@ static void bench_matrix(const std::string &spec, const std::string &kind) {
             std::sort(tc.begin(), tc.end());
             res.pr_cs = tc[1];
             rank_diff(n, prk, r, res.pr_l1, res.pr_maxrel);
+            {
+                std::vector<double> t1;
+                for (int rep = 0; rep < 3; ++rep) {
+                    CK(cudaStreamSynchronize(g_st));
+                    t0 = now_s();
+                    cs_pagerank(AT1, n, inv, r, w, t, wv.d, tv.d, scal, damping, tol, 1);  // r was compared already
+                    t1.push_back(now_s() - t0);
+                }
+                std::sort(t1.begin(), t1.end());
+                res.pr_cs1 = t1[1];
+            }
             std::printf("PageRank: psv %.4f s (%d it, %.3f ms/it; first call +%.3f s transpose)  cuSPARSE %.4f s (%d it, %.3f ms/it)"
                         "  L1 diff %.2e max rel %.2e\n",
-                        res.pr_psv, res.pr_it_psv, 1e3 * res.pr_psv / res.pr_it_psv, res.transpose_s, res.pr_cs, res.pr_it_cs,
-                        1e3 * res.pr_cs / res.pr_it_cs, res.pr_l1, res.pr_maxrel);
+                        res.pr_psv, res.pr_it_psv, 1e3 * res.pr_iter_psv(), res.transpose_s, res.pr_cs, res.pr_it_cs,
+                        1e3 * res.pr_iter_cs(), res.pr_l1, res.pr_maxrel);
             std::fflush(stdout);
         }
 #ifdef PSV_BENCH_HAVE_HITS
@@ -1051,14 +1143,45 @@ static void print_table() {
                     ratio(b, r.psv_w[0].med), ratio(b, r.psv_p[1].med), 100 * eff_share(r, r.psv_w[0].med), r.build_s,
                     r.build_s * 1e3 / b);
     }
-    std::printf("\n| matrix | PR psv s (it) | PR cuSP s (it) | PR per-it speedup | PR max rel | HITS psv s (it) | HITS cuSP s (it) |"
-                " RWR S build s | RWR psv 25x1 s | RWR psv batch s | RWR cuSP 25x1 s |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+    std::printf("\n| matrix | PR psv s (it) | PR cuSP s (it) | PR ms/it psv | PR ms/it cuSP | PR per-it speedup | PR max rel |"
+                " HITS psv s (it) | HITS cuSP s (it) | RWR S build s | RWR psv 25x1 s | RWR psv batch s | RWR cuSP 25x1 s |\n"
+                "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (const Result &r : g_results) {
         if (r.pr_it_psv < 0) continue;
-        std::printf("| %s | %.4f (%d) | %.4f (%d) | %.2fx | %.1e | %.4f (%d) | %.4f (%d) | %.3f | %.4f | %.4f | %.4f |\n", r.name.c_str(),
-                    r.pr_psv, r.pr_it_psv, r.pr_cs, r.pr_it_cs, (r.pr_cs / r.pr_it_cs) / (r.pr_psv / r.pr_it_psv), r.pr_maxrel,
-                    r.hits_psv, r.hits_it_psv, r.hits_cs, r.hits_it_cs, r.rwr_graph_s, r.rwr_psv, r.rwr_batch_psv, r.rwr_cs);
+        std::printf("| %s | %.4f (%d) | %.4f (%d) | %.4f | %.4f | %.2fx | %.1e | %.4f (%d) | %.4f (%d) | %.3f | %.4f | %.4f | %.4f |\n",
+                    r.name.c_str(), r.pr_psv, r.pr_it_psv, r.pr_cs, r.pr_it_cs, 1e3 * r.pr_iter_psv(), 1e3 * r.pr_iter_cs(),
+                    r.pr_iter_cs() / r.pr_iter_psv(), r.pr_maxrel, r.hits_psv, r.hits_it_psv, r.hits_cs, r.hits_it_cs, r.rwr_graph_s,
+                    r.rwr_psv, r.rwr_batch_psv, r.rwr_cs);
     }
+    // the issue's targets
+    double lg = 0, mn = INFINITY, mn_bw = INFINITY, mn_pr = INFINITY, mn_con = INFINITY;
+    int cnt = 0;
+    std::string mn_name, bw_name, pr_name, con_name;
+    for (const Result &r : g_results) {
+        const double sp = ratio(r.best_cs(), r.psv_w[0].med);
+        if (!std::isfinite(sp)) continue;
+        if (r.kind == "powerlaw") {
+            lg += std::log(sp), ++cnt;
+            if (sp < mn) mn = sp, mn_name = r.name;
+            if (r.nnz >= 10000000 && eff_share(r, r.psv_w[0].med) < mn_bw) mn_bw = eff_share(r, r.psv_w[0].med), bw_name = r.name;
+            if (r.pr_it_psv > 0 && r.pr_iter_cs() / r.pr_iter_psv() < mn_pr) mn_pr = r.pr_iter_cs() / r.pr_iter_psv(), pr_name = r.name;
+        } else if (sp < mn_con) {
+            mn_con = sp, con_name = r.name;
+        }
+    }
+    std::printf("\n## Targets (psv_mxv with the default kernel choice, weighted plus-times fp32, vs the best cuSPARSE algorithm)\n");
+    if (cnt) {
+        std::printf("- geomean speedup over %d power-law matrices: %.2fx (target >= 2x)\n", cnt, std::exp(lg / cnt));
+        std::printf("- lowest power-law speedup: %.2fx on %s (target >= 1.3x)\n", mn, mn_name.c_str());
+    }
+    for (const Result &r : g_results)
+        if (r.name == "rmat25") std::printf("- R-MAT 25 speedup: %.2fx (target >= 3x)\n", ratio(r.best_cs(), r.psv_w[0].med));
+    if (std::isfinite(mn_bw)) std::printf("- lowest bandwidth share, power-law >= 1e7 edges: %.0f%% of copy on %s (target >= 60%%)\n", 100 * mn_bw, bw_name.c_str());
+    if (std::isfinite(mn_pr)) std::printf("- lowest PageRank per-iteration speedup: %.2fx on %s (target >= 3x)\n", mn_pr, pr_name.c_str());
+    if (std::isfinite(mn_con)) std::printf("- lowest non-power-law speedup: %.2fx on %s (target >= 0.9x)\n", mn_con, con_name.c_str());
+    for (const Result &r : g_results)
+        if (r.name == "rmat24")
+            std::printf("- R-MAT 24 construction: %.3f s = %.0f best-cuSPARSE SpMV times (target < 50)\n", r.build_s, r.build_s * 1e3 / r.best_cs());
     std::fflush(stdout);
 }
 
@@ -1105,7 +1228,8 @@ static void write_json(const std::string &path) {
         jnum(f, "bw_share_best_cusparse", eff_share(r, b));
         jnum(f, "pagerank_psv_s", r.pr_psv), jnum(f, "pagerank_psv_it", r.pr_it_psv), jnum(f, "pagerank_cusparse_s", r.pr_cs);
         jnum(f, "pagerank_cusparse_it", r.pr_it_cs), jnum(f, "pagerank_l1_diff", r.pr_l1), jnum(f, "pagerank_max_rel_diff", r.pr_maxrel);
-        jnum(f, "transpose_build_s", r.transpose_s);
+        jnum(f, "transpose_build_s", r.transpose_s), jnum(f, "pagerank_psv_1it_s", r.pr_psv1), jnum(f, "pagerank_cusparse_1it_s", r.pr_cs1);
+        jnum(f, "pagerank_psv_ms_per_it", 1e3 * r.pr_iter_psv()), jnum(f, "pagerank_cusparse_ms_per_it", 1e3 * r.pr_iter_cs());
         jnum(f, "hits_psv_s", r.hits_psv), jnum(f, "hits_psv_it", r.hits_it_psv), jnum(f, "hits_cusparse_s", r.hits_cs);
         jnum(f, "hits_cusparse_it", r.hits_it_cs), jnum(f, "hits_l1_diff", r.hits_l1);
         jnum(f, "rwr_graph_build_s", r.rwr_graph_s), jnum(f, "rwr_psv_25_singles_s", r.rwr_psv), jnum(f, "rwr_psv_it_sum", r.rwr_it_psv);
