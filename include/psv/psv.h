@@ -22,6 +22,9 @@
  *  - Calls on objects of one context are serialized by a lock inside the context: they are safe
  *    from several threads but do not run concurrently. psv_context_last_error() returns the
  *    message of the last failed call made by the calling thread on that context.
+ *  - Freeing an object while another thread still uses it is the caller's error (as in any C
+ *    API); so is using a freed handle after its address was reused by a new object of the same
+ *    kind, which no handle check can tell from the new one.
  */
 #ifndef PSV_H
 #define PSV_H
@@ -98,8 +101,12 @@ PSV_API size_t psv_type_size(psv_type t);
 /*
  * Binary operators. x is the left operand (the matrix entry in a semiring multiply), y the right.
  * Integer arithmetic wraps (two's complement), never undefined behaviour; integer x/0 is 0 and
- * INT_MIN/-1 is INT_MIN. Logical operators treat nonzero as true and return 0 or 1; as a
- * semiring's add on a non-bool type they reduce truth values, so t(i) is 0 or 1 even for one term.
+ * INT_MIN/-1 is INT_MIN. Floating-point arithmetic is IEEE 754 (NaN propagates; Inf - Inf,
+ * 0 * Inf and 0/0 are NaN), except that MIN and MAX follow fmin/fmax: a NaN operand is ignored,
+ * so the result is NaN only when both operands are (and a MIN or MAX reduction whose terms are
+ * all NaN gives the monoid's identity, +Inf or -Inf). Logical operators treat nonzero as true and
+ * return 0 or 1; as a semiring's add on a non-bool type they reduce truth values, so t(i) is 0
+ * or 1 even for one term.
  * On PSV_BOOL the arithmetic operators act as GraphBLAS defines them: PLUS and MAX are LOR,
  * TIMES and MIN are LAND, MINUS is LXOR, DIV is FIRST.
  */

@@ -791,7 +791,7 @@ psv_status psv_pagerank(psv_vector **rank, int32_t *iterations, const psv_matrix
         *rank = adopt_vector(A->ctx, PSV_FP32, A->store->nrows, std::move(r));
         if (iterations) *iterations = iters;
         if (!converged) {
-            ctx->set_error(format("psv_pagerank: not converged after %d iterations", (int)iters));
+            note(ctx, "psv_pagerank: not converged after %d iterations", (int)iters);
             return PSV_NOT_CONVERGED;
         }
         return PSV_SUCCESS;

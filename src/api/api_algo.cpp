@@ -87,7 +87,7 @@ psv_status psv_hits(psv_vector **hubs, psv_vector **authorities, int32_t *iterat
         *authorities = av;
         if (iterations) *iterations = iters;
         if (!converged) {
-            ctx->set_error(format("psv_hits: not converged after %d iterations", (int)iters));
+            note(ctx, "psv_hits: not converged after %d iterations", (int)iters);
             return PSV_NOT_CONVERGED;
         }
         return PSV_SUCCESS;
@@ -139,7 +139,7 @@ psv_status psv_pagerank_personalized(psv_vector **rank, int32_t *iterations, con
         *rank = adopt_vector(A->ctx, PSV_FP32, n, std::move(r));
         if (iterations) *iterations = iters;
         if (!converged) {
-            ctx->set_error(format("psv_pagerank_personalized: not converged after %d iterations", (int)iters));
+            note(ctx, "psv_pagerank_personalized: not converged after %d iterations", (int)iters);
             return PSV_NOT_CONVERGED;
         }
         return PSV_SUCCESS;
@@ -165,7 +165,7 @@ psv_status psv_rwr(psv_vector **relevance, int32_t *iterations, const psv_matrix
         *relevance = adopt_vector(A->ctx, PSV_FP32, A->store->nrows, std::move(r));
         if (iterations) *iterations = iters;
         if (!converged) {
-            ctx->set_error(format("psv_rwr: not converged after %d iterations", (int)iters));
+            note(ctx, "psv_rwr: not converged after %d iterations", (int)iters);
             return PSV_NOT_CONVERGED;
         }
         return PSV_SUCCESS;
@@ -202,8 +202,8 @@ psv_status psv_rwr_batch(float *relevance_host, int32_t *iterations, const psv_m
         if (!converged) {
             int32_t left = 0;
             for (int32_t j = 0; j < k; ++j) left += its[j] < 0;
-            ctx->set_error(format("psv_rwr_batch: %d of %d queries not converged after %d iterations", (int)left,
-                                  (int)k, (int)max_iterations));
+            note(ctx, "psv_rwr_batch: %d of %d queries not converged after %d iterations", (int)left,
+                 (int)k, (int)max_iterations);
             return PSV_NOT_CONVERGED;
         }
         return PSV_SUCCESS;

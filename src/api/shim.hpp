@@ -18,17 +18,31 @@ template <class F> inline psv_status guard(const char *fn, ContextCore *&ctx, F 
     try {
         return body();
     } catch (const Error &e) {
+        // Copying a message allocates and may itself throw bad_alloc when memory is exhausted:
+        // an exception escaping a handler of this noexcept function would terminate the program.
         st = e.status();
-        msg = e.what();
+        try {
+            msg = e.what();
+        } catch (...) {
+        }
     } catch (const std::bad_alloc &) {
         st = PSV_ERROR_OUT_OF_MEMORY;
-        msg = "out of host memory";
+        try {
+            msg = "out of host memory";
+        } catch (...) {
+        }
     } catch (const std::exception &e) {
         st = PSV_ERROR_PANIC;
-        msg = std::string("internal error: ") + e.what();
+        try {
+            msg = std::string("internal error: ") + e.what();
+        } catch (...) {
+        }
     } catch (...) {
         st = PSV_ERROR_PANIC;
-        msg = "internal error: unknown exception";
+        try {
+            msg = "internal error: unknown exception";
+        } catch (...) {
+        }
     }
     if (ctx) {
         try {
@@ -37,6 +51,16 @@ template <class F> inline psv_status guard(const char *fn, ContextCore *&ctx, F 
         }
     }
     return st;
+}
+
+// Records the message of a warning status (PSV_NOT_CONVERGED) after the outputs are delivered.
+// Never throws: running out of memory here must not turn a delivered result into an error (the
+// caller would get an error status with its output already written, and leak it).
+template <class... A> inline void note(ContextCore *ctx, const char *fmt, A... args) noexcept {
+    try {
+        ctx->set_error(format(fmt, args...));
+    } catch (...) {
+    }
 }
 
 template <class P> inline void need(const P *p, const char *name) {

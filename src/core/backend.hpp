@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/format.hpp"
+#include "core/test_hooks.hpp"
 #include "psv/psv.h"
 
 namespace psv {
@@ -152,6 +153,7 @@ public:
     Buffer() = default;
     Buffer(Backend *be, size_t bytes) : be_(be), bytes_(bytes) {
         ptr_ = bytes ? be->allocate(bytes) : nullptr;
+        if (ptr_) test_hooks::live_buffers.fetch_add(1, std::memory_order_relaxed);
     }
     Buffer(Buffer &&o) noexcept : be_(o.be_), ptr_(o.ptr_), bytes_(o.bytes_) {
         o.ptr_ = nullptr;
@@ -172,7 +174,10 @@ public:
     Buffer &operator=(const Buffer &) = delete;
     ~Buffer() { reset(); }
     void reset() {
-        if (ptr_) be_->deallocate(ptr_);
+        if (ptr_) {
+            be_->deallocate(ptr_);
+            test_hooks::live_buffers.fetch_sub(1, std::memory_order_relaxed);
+        }
         ptr_ = nullptr;
         bytes_ = 0;
     }

@@ -4,8 +4,14 @@
 
 #include "core/objects.hpp"
 #include "core/ops.hpp"
+#include "core/test_hooks.hpp"
 
 namespace psv {
+
+namespace test_hooks {
+FailAllocationFn fail_allocation = nullptr;
+std::atomic<int64_t> live_buffers{0};
+}  // namespace test_hooks
 
 void ContextCore::set_error(const std::string &msg) {
     std::lock_guard<std::mutex> g(error_mutex);

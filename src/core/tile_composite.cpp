@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <exception>
 #include <numeric>
 
 #include "core/error.hpp"
@@ -201,8 +202,12 @@ TileComposite build_tile_composite(const CsrHost &A, int64_t tile_width, int64_t
 
     // 4. per tile: rank rows, pack workloads, lay out padded storage
     std::vector<TileParts> parts((size_t)ntiles_all);
+    // An exception must not leave an OpenMP region (std::terminate): the first one (bad_alloc)
+    // is kept and rethrown after it.
+    std::exception_ptr failure;
 #pragma omp parallel for schedule(dynamic, 1)
     for (int32_t t = 0; t < ntiles_all; ++t) {
+      try {
         TileParts &P = parts[t];
         const int64_t eb = tile_count[t], ee = tile_count[t + 1];
         const int64_t cb = t < F.dense_tiles ? (int64_t)t * tile_width : dense_cols;
@@ -258,7 +263,12 @@ TileComposite build_tile_composite(const CsrHost &A, int64_t tile_width, int64_t
             P.workloads.push_back(W);
             r += h;
         }
+      } catch (...) {
+#pragma omp critical(psv_tile_parts_failure)
+        if (!failure) failure = std::current_exception();
+      }
     }
+    if (failure) std::rethrow_exception(failure);
 
     // 5. concatenate (the sparse tile only if it holds entries)
     int64_t slots = 0, rows = 0, wls = 0, n16 = 0, n32 = 0;

@@ -74,12 +74,24 @@ void CpuBackend::rwr_update(int64_t n, int32_t k, const float *T, float *R, doub
 
 void CpuBackend::spmm_pattern(const MatrixStore &A, int32_t k, const float *U, float *T) {
     const CsrHost &csr = static_cast<const CpuMatrix &>(A).csr;
+    // One accumulator row per thread, allocated before the parallel region: a bad_alloc must not
+    // leave an OpenMP region (std::terminate).
+#ifdef _OPENMP
+    const int nthreads = omp_get_max_threads();
+#else
+    const int nthreads = 1;
+#endif
+    std::vector<float> accs((size_t)nthreads * (size_t)k);
 #pragma omp parallel
     {
-        std::vector<float> acc((size_t)k);
+#ifdef _OPENMP
+        float *acc = accs.data() + (size_t)omp_get_thread_num() * (size_t)k;
+#else
+        float *acc = accs.data();
+#endif
 #pragma omp for schedule(dynamic, 256)
         for (int64_t i = 0; i < csr.nrows; ++i) {
-            std::fill(acc.begin(), acc.end(), 0.0f);
+            std::fill(acc, acc + k, 0.0f);
             for (int64_t e = csr.row_ptr[i]; e < csr.row_ptr[i + 1]; ++e) {
                 const float *u = U + (int64_t)csr.col[e] * k;
                 for (int32_t j = 0; j < k; ++j) acc[j] += u[j];

@@ -229,13 +229,15 @@ public:
         } else {
             fail(PSV_ERROR_IO, format("cannot open %s: %s", path.c_str(), std::strerror(errno)));
         }
+        // The buffer first: a constructor that throws after gzopen would leak the gzFile and its
+        // file descriptor (the destructor does not run).
+        buf_.resize(kChunk);
         errno = 0;
         f_ = gzopen(path.c_str(), "rb");
         if (!f_)
             fail(PSV_ERROR_IO, format("cannot open %s: %s", path.c_str(),
                                       errno ? std::strerror(errno) : "out of memory"));
         gzbuffer(f_, 1u << 20);
-        buf_.resize(kChunk);
         start_ = last_ = std::chrono::steady_clock::now();
     }
     ~Input() {
