@@ -798,6 +798,10 @@ std::unique_ptr<MatrixStore> build_from_device_csr(Backend &be, int64_t nrows, i
 void *stream_of(Backend &be) { return as_cuda(be).stream(); }
 void synchronize(Backend &be) { as_cuda(be).sync(); }
 size_t pool_cached_bytes(Backend &be) { return as_cuda(be).pool().cached_bytes(); }
+void pool_trim(Backend &be) {
+    as_cuda(be).sync();
+    as_cuda(be).pool().trim();
+}
 
 }  // namespace cuda
 }  // namespace psv

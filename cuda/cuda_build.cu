@@ -524,6 +524,7 @@ void build_form(CudaBackend &be, CudaMatrix &M, int64_t tw, int64_t max_tiles, i
     std::vector<int32_t> run_count;
     {
         Buffer ukey(&be, (size_t)S * 8), cnt(&be, (size_t)S * 4), nruns(&be, 8);
+        be.set_bytes(nruns.get(), 0, 8);
         be.cub_call([&](void *tmp, size_t &bytes) {
             return cubns::DeviceRunLengthEncode::Encode(tmp, bytes, skey.as<uint64_t>(), ukey.as<uint64_t>(),
                                                         cnt.as<int32_t>(), nruns.as<int64_t>(), S, st);

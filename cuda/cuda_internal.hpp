@@ -35,6 +35,8 @@ void synchronize(Backend &be);
 
 // Bytes of device memory the pool holds cached (not in use).
 size_t pool_cached_bytes(Backend &be);
+// Release the pool's cached blocks back to the driver.
+void pool_trim(Backend &be);
 
 }  // namespace cuda
 }  // namespace psv

@@ -28,6 +28,7 @@ std::unique_ptr<MatrixStore> build_from_device_coo(Backend &, int64_t, int64_t, 
 void *stream_of(Backend &) { unavailable(); }
 void synchronize(Backend &) { unavailable(); }
 size_t pool_cached_bytes(Backend &) { unavailable(); }
+void pool_trim(Backend &) { unavailable(); }
 
 }  // namespace cuda
 }  // namespace psv

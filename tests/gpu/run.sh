@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Everything the CUDA backend is checked with, in one command for a GPU machine:
+#   tests/gpu/run.sh            (from the repository root; OUT=<dir> keeps the logs)
+# 1. configure + build psv (release, CUDA enabled) with meson/ninja
+# 2. meson test --suite gpu, then --suite cpu
+# 3. compute-sanitizer memcheck and racecheck over the GPU tests (PSV_GPU_TEST_SMALL=1 shrinks
+#    the inputs)
+# 4. the informational R-MAT timing harness (tests/gpu/bench_gpu_rmat, scale $SCALE, default 22)
+# and prints a short table last. STEPS="build gpu cpu sanitizer bench" selects steps.
+set -u
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-/tmp/psv-gpu-run}
+BUILD=${BUILD:-/tmp/psv-build-gpu}
+SCALE=${SCALE:-22}
+STEPS=${STEPS:-"build gpu cpu sanitizer bench"}
+mkdir -p "$OUT"
+if command -v meson >/dev/null; then MESON=meson; else MESON="python3 -m mesonbuild.mesonmain"; fi
+summary=()
+add() { summary+=("$1"); }
+has() { [[ " $STEPS " == *" $1 "* ]]; }
+now() { date +%s.%N; }
+since() { python3 -c "import sys; print('%.1f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$1" "$(now)"; }
+
+gpu=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -1)
+echo "device: ${gpu:-none}  nvcc: $(nvcc --version 2>/dev/null | tail -1)  cores: $(nproc)"
+add "device | ${gpu:-none}"
+
+if has build; then
+  t0=$(now)
+  if [ ! -f "$BUILD/build.ninja" ]; then
+    $MESON setup "$BUILD" -Dbuildtype=release -Dcuda=enabled -Dfortran=disabled -Drust=disabled -Dbench=disabled \
+      >"$OUT/setup.log" 2>&1 || { tail -30 "$OUT/setup.log"; echo "meson setup failed"; exit 1; }
+  fi
+  if ninja -C "$BUILD" >"$OUT/build.log" 2>&1; then add "build | ok in $(since $t0) s ($(nproc) cores)"
+  else grep -E "error|FAILED" "$OUT/build.log" | head -40; add "build | FAILED"; printf '%s\n' "${summary[@]}"; exit 1; fi
+fi
+
+suite() {  # name
+  local t0=$(now)
+  $MESON test -C "$BUILD" --suite "$1" --print-errorlogs --num-processes "${2:-1}" >"$OUT/test-$1.log" 2>&1
+  local line=$(grep -E "^(Ok|Fail|Skipped|Timeout|Expected Fail|Unexpected Pass):" "$OUT/test-$1.log" | tr -s ' ' | tr '\n' ' ')
+  grep -E "^ *[0-9]+/[0-9]+ .*(FAIL|TIMEOUT)" "$OUT/test-$1.log" | head -20
+  add "meson test --suite $1 | $line($(since $t0) s)"
+}
+has gpu && suite gpu 1
+has cpu && suite cpu 8
+
+if has sanitizer; then
+  export PSV_GPU_TEST_SMALL=1 PSV_TEST_DATA="$PWD/tests/data"
+  for tool in memcheck racecheck; do
+    for t in tests/gpu/test_gpu_builder tests/gpu/test_gpu_semirings tests/gpu/test_gpu_rmat tests/c/test_mxv tests/c/test_pagerank; do
+      [ -x "$BUILD/$t" ] || continue
+      t0=$(now)
+      extra=""; [ $tool = memcheck ] && extra="--leak-check full"
+      PSV_TEST_BACKEND=cuda timeout 300 compute-sanitizer --tool $tool $extra --error-exitcode 99 "$BUILD/$t" \
+        >"$OUT/san-$tool-$(basename $t).log" 2>&1
+      rc=$?
+      errs=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY" "$OUT/san-$tool-$(basename $t).log" | tr '\n' ' ')
+      add "$tool $(basename $t) | rc=$rc ${errs:-(no summary)} ($(since $t0) s)"
+      [ $rc -ne 0 ] && tail -15 "$OUT/san-$tool-$(basename $t).log"
+    done
+  done
+  unset PSV_GPU_TEST_SMALL
+fi
+
+if has bench; then
+  t0=$(now)
+  timeout 400 "$BUILD/tests/gpu/bench_gpu_rmat" "$SCALE" >"$OUT/bench.log" 2>&1
+  add "bench_gpu_rmat $SCALE | rc=$? ($(since $t0) s)"
+  cat "$OUT/bench.log"
+fi
+
+echo
+echo "== summary =="
+printf '%s\n' "${summary[@]}"
