@@ -6,18 +6,23 @@
 # 3. compute-sanitizer memcheck and racecheck over the GPU tests (PSV_GPU_TEST_SMALL=1 shrinks
 #    the inputs)
 # 4. the informational R-MAT timing harness (tests/gpu/bench_gpu_rmat, scale $SCALE, default 22)
-# and prints a short table last. STEPS="build gpu cpu sanitizer bench" selects steps.
+# and prints a short table last (the order: build, gpu, bench, sanitizer, cpu). STEPS="build gpu cpu sanitizer bench" selects steps.
 set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/psv-gpu-run}
 BUILD=${BUILD:-/tmp/psv-build-gpu}
 SCALE=${SCALE:-22}
-STEPS=${STEPS:-"build gpu cpu sanitizer bench"}
+STEPS=${STEPS:-"build gpu bench sanitizer cpu"}
+DEADLINE=${DEADLINE:-100000}  # seconds: later steps are skipped once this much time has passed
+START=$(date +%s)
 mkdir -p "$OUT"
 if command -v meson >/dev/null; then MESON=meson; else MESON="python3 -m mesonbuild.mesonmain"; fi
 summary=()
 add() { summary+=("$1"); }
-has() { [[ " $STEPS " == *" $1 "* ]]; }
+has() {
+  [[ " $STEPS " == *" $1 "* ]] || return 1
+  if (( $(date +%s) - START > DEADLINE )); then add "$1 | skipped (deadline)"; return 1; fi
+}
 now() { date +%s.%N; }
 since() { python3 -c "import sys; print('%.1f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$1" "$(now)"; }
 
@@ -38,22 +43,29 @@ fi
 
 suite() {  # name
   local t0=$(now)
-  $MESON test -C "$BUILD" --suite "$1" --print-errorlogs --num-processes "${2:-1}" >"$OUT/test-$1.log" 2>&1
+  $MESON test -C "$BUILD" --suite "$1" --print-errorlogs --timeout-multiplier ${TIMEOUT_MULT:-0.3} --num-processes "${2:-1}" >"$OUT/test-$1.log" 2>&1
   local line=$(grep -E "^(Ok|Fail|Skipped|Timeout|Expected Fail|Unexpected Pass):" "$OUT/test-$1.log" | tr -s ' ' | tr '\n' ' ')
   grep -E "^ *[0-9]+/[0-9]+ .*(FAIL|TIMEOUT)" "$OUT/test-$1.log" | head -20
   add "meson test --suite $1 | $line($(since $t0) s)"
 }
 has gpu && suite gpu 1
-has cpu && suite cpu 8
+
+if has bench; then
+  t0=$(now)
+  timeout 400 "$BUILD/tests/gpu/bench_gpu_rmat" "$SCALE" >"$OUT/bench.log" 2>&1
+  add "bench_gpu_rmat $SCALE | rc=$? ($(since $t0) s)"
+  cat "$OUT/bench.log"
+fi
 
 if has sanitizer; then
   export PSV_GPU_TEST_SMALL=1 PSV_TEST_DATA="$PWD/tests/data"
   for tool in memcheck racecheck; do
     for t in tests/gpu/test_gpu_builder tests/gpu/test_gpu_semirings tests/gpu/test_gpu_rmat tests/c/test_mxv tests/c/test_pagerank; do
       [ -x "$BUILD/$t" ] || continue
+      if (( $(date +%s) - START > DEADLINE )); then add "$tool $(basename $t) | skipped (deadline)"; continue; fi
       t0=$(now)
       extra=""; [ $tool = memcheck ] && extra="--leak-check full"
-      PSV_TEST_BACKEND=cuda timeout 300 compute-sanitizer --tool $tool $extra --error-exitcode 99 "$BUILD/$t" \
+      PSV_TEST_BACKEND=cuda timeout ${SAN_TIMEOUT:-150} compute-sanitizer --tool $tool $extra --error-exitcode 99 "$BUILD/$t" \
         >"$OUT/san-$tool-$(basename $t).log" 2>&1
       rc=$?
       errs=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY" "$OUT/san-$tool-$(basename $t).log" | tr '\n' ' ')
@@ -64,12 +76,7 @@ if has sanitizer; then
   unset PSV_GPU_TEST_SMALL
 fi
 
-if has bench; then
-  t0=$(now)
-  timeout 400 "$BUILD/tests/gpu/bench_gpu_rmat" "$SCALE" >"$OUT/bench.log" 2>&1
-  add "bench_gpu_rmat $SCALE | rc=$? ($(since $t0) s)"
-  cat "$OUT/bench.log"
-fi
+has cpu && suite cpu 8
 
 echo
 echo "== summary =="
