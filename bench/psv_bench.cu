@@ -9,6 +9,8 @@
 //   --runs R (50) --warmup W (5) --json F --csv F --svg F --no-algos --no-reorder
 //   --rwr-max-nnz N (20000000) --algo-max-nnz N (600000000) --seed S --no-flush
 //   --contrast (mark the following matrices as non-power-law)  --powerlaw (back)
+//   --variant tw=N,maxt=M,wl=W,kernel=tc|coo|csr   (repeatable) also time psv with these format
+//                              options (tile width, max dense tiles, workload size, kernel)
 //
 // Timing: CUDA events on psv's own stream (psv::cuda::stream_of), median of R runs after W
 // warm-ups; before every timed run the L2 is flushed (a memset of 2x L2 outside the events) and
@@ -35,6 +37,7 @@
 #include "algo/algorithms.hpp"
 #include "core/backend.hpp"
 #include "core/objects.hpp"
+#include "cuda/cuda_backend.cuh"  // only for the pool's trim (see pool_trim)
 #include "cuda/cuda_internal.hpp"
 #include "io/read.hpp"
 #include "psv/psv.h"
@@ -79,6 +82,8 @@ static double now_s() {
 
 // ---- device memory ------------------------------------------------------------------------------
 
+static void pool_trim();
+
 template <class T> struct Dev {
     T *p = nullptr;
     size_t n = 0;
@@ -87,7 +92,14 @@ template <class T> struct Dev {
     void alloc(size_t count) {
         reset();
         n = count;
-        if (count) CK(cudaMalloc(&p, count * sizeof(T)));
+        if (!count) return;
+        cudaError_t e = cudaMalloc(&p, count * sizeof(T));
+        if (e == cudaErrorMemoryAllocation) {  // psv's pool may hold freed blocks (up to 1/4 of memory)
+            (void)cudaGetLastError();
+            pool_trim();
+            e = cudaMalloc(&p, count * sizeof(T));
+        }
+        if (e != cudaSuccess) die("cudaMalloc(%zu bytes): %s", count * sizeof(T), cudaGetErrorString(e));
     }
     void reset() {
         if (p) CK(cudaFree(p));
@@ -383,6 +395,11 @@ struct Opts {
     int64_t rwr_max_nnz = 20000000, algo_max_nnz = 600000000;
     uint64_t seed = 20261121;
     std::string json, csv, svg;
+    struct Variant {
+        std::string name;
+        psv::FormatOptions opt;
+    };
+    std::vector<Variant> variants;  // extra psv format options timed on every matrix
 };
 static Opts O;
 
@@ -453,6 +470,13 @@ struct Result {
     double rwr_graph_s = NAN, rwr_psv = NAN, rwr_cs = NAN, rwr_l1 = NAN;  // rwr_*: 25 single queries, total
     double rwr_batch_psv = NAN, rwr_batch_l1 = NAN;
     std::string note;
+    struct VarRes {
+        std::string name;
+        Stat w, p;
+        double err_w = NAN, form_s = NAN;
+        psv_matrix_info info{};
+    };
+    std::vector<VarRes> var;
 
     double best_cs() const { return std::min({cs[0].med, cs[1].med, cs[2].med}); }
     double best_cs_re() const { return std::min({cs_re[0].med, cs_re[1].med, cs_re[2].med}); }
@@ -559,6 +583,12 @@ static psv_matrix *adopt_matrix(std::unique_ptr<psv::MatrixStore> store) {
     return m.release();
 }
 static psv::Backend &backend() { return *g_ctx->core->backend; }
+// Release the blocks psv's device pool keeps cached. (Wanted in cuda_internal.hpp as
+// psv::cuda::trim_pool(Backend &); until then through the backend's class.)
+static void pool_trim() {
+    CK(cudaDeviceSynchronize());
+    static_cast<psv::cuda::CudaBackend &>(backend()).pool().trim();
+}
 
 // ---- loading ------------------------------------------------------------------------------------
 
@@ -930,6 +960,7 @@ static void bench_matrix(const std::string &spec, const std::string &kind) {
     // 6. algorithms on the default (auto) form
     const bool square = n == nc;
     if (O.algos && square && nnz <= O.algo_max_nnz && nnz > 0) {
+        pool_trim();
         const double damping = 0.85, tol = 1e-6;
         const int maxit = 100;
         Dev<float> ones(nnz);
@@ -1005,6 +1036,7 @@ static void bench_matrix(const std::string &spec, const std::string &kind) {
         }
 #ifdef PSV_BENCH_HAVE_HITS
         {
+            const int hits_maxit = 50;
             psv_vector *hb = nullptr, *au = nullptr;
             int32_t it = 0;
             std::vector<double> tp, tc;
@@ -1012,7 +1044,7 @@ static void bench_matrix(const std::string &spec, const std::string &kind) {
                 psv_vector_free(&hb);
                 psv_vector_free(&au);
                 const double t0 = now_s();
-                PK(psv_hits(&hb, &au, &it, PA, tol, maxit));
+                PK(psv_hits(&hb, &au, &it, PA, tol, hits_maxit));
                 if (rep) tp.push_back(now_s() - t0);
             }
             res.hits_it_psv = it;
@@ -1026,7 +1058,7 @@ static void bench_matrix(const std::string &spec, const std::string &kind) {
             for (int rep = 0; rep < 3; ++rep) {
                 CK(cudaStreamSynchronize(g_st));
                 const double t0 = now_s();
-                res.hits_it_cs = cs_hits(A1, AT1, n, a, h, scal, tol, maxit, fin);
+                res.hits_it_cs = cs_hits(A1, AT1, n, a, h, scal, tol, hits_maxit, fin);
                 if (rep) tc.push_back(now_s() - t0);
             }
             res.hits_cs = std::min(tc[0], tc[1]);
@@ -1116,11 +1148,37 @@ static void bench_matrix(const std::string &spec, const std::string &kind) {
         time_psv(ki);
     }
 
+    // 8. variants of the form's parameters (the public options, rebuilt once each)
+    for (const auto &v : O.variants) {
+        Result::VarRes vr;
+        vr.name = v.name;
+        try {
+            PA->store->rebuild(v.opt);
+        } catch (const std::exception &e) {
+            std::printf("variant %s: %s\n", v.name.c_str(), e.what());
+            continue;
+        }
+        PK(psv_matrix_info_get(PA, &vr.info));
+        vr.form_s = vr.info.build_seconds;
+        PK(psv_mxv(W, nullptr, PSV_NOOP, s_w, PA, U[0], 0));
+        PK(psv_vector_get_device(W, Y.p, n));
+        vr.err_w = rel_err(n, Y, ref_w);
+        vr.w = g_timer.run([&](int i) { PK(psv_mxv(W, nullptr, PSV_NOOP, s_w, PA, U[i % nx], 0)); });
+        vr.p = g_timer.run([&](int i) { PK(psv_mxv(W, nullptr, PSV_NOOP, s_p, PA, U[i % nx], 0)); });
+        std::printf("variant %-22s weighted %8.4f ms (err %.1e, %.2fx)  pattern %8.4f ms (%.2fx)  tiles %d+%d, width %lld, workloads %lld,"
+                    " padding %.3f, form %.3f s\n",
+                    v.name.c_str(), vr.w.med, vr.err_w, res.best_cs() / vr.w.med, vr.p.med, res.best_cs() / vr.p.med, vr.info.dense_tiles,
+                    vr.info.sparse_tile, (long long)vr.info.tile_width, (long long)vr.info.workloads, vr.info.padding_ratio, vr.form_s);
+        std::fflush(stdout);
+        res.var.push_back(vr);
+    }
+
     for (auto *u : U) psv_vector_free(&u);
     psv_vector_free(&W);
     psv_semiring_free(&s_w);
     psv_semiring_free(&s_p);
     psv_matrix_free(&PA);
+    pool_trim();
     g_results.push_back(res);
 }
 
@@ -1234,7 +1292,17 @@ static void write_json(const std::string &path) {
         jnum(f, "hits_cusparse_it", r.hits_it_cs), jnum(f, "hits_l1_diff", r.hits_l1);
         jnum(f, "rwr_graph_build_s", r.rwr_graph_s), jnum(f, "rwr_psv_25_singles_s", r.rwr_psv), jnum(f, "rwr_psv_it_sum", r.rwr_it_psv);
         jnum(f, "rwr_psv_batch25_s", r.rwr_batch_psv), jnum(f, "rwr_cusparse_25_singles_s", r.rwr_cs);
-        jnum(f, "rwr_cusparse_it_sum", r.rwr_it_cs), jnum(f, "rwr_l1_diff", r.rwr_l1), jnum(f, "rwr_batch_l1_diff", r.rwr_batch_l1, false);
+        jnum(f, "rwr_cusparse_it_sum", r.rwr_it_cs), jnum(f, "rwr_l1_diff", r.rwr_l1), jnum(f, "rwr_batch_l1_diff", r.rwr_batch_l1);
+        std::fprintf(f, "\"variants\": [");
+        for (size_t v = 0; v < r.var.size(); ++v) {
+            const auto &x = r.var[v];
+            std::fprintf(f, "{\"name\": \"%s\", \"dense_tiles\": %d, \"tile_width\": %lld, \"workloads\": %lld, ", x.name.c_str(),
+                         x.info.dense_tiles, (long long)x.info.tile_width, (long long)x.info.workloads);
+            jnum(f, "weighted_ms", x.w.med), jnum(f, "pattern_ms", x.p.med), jnum(f, "err_weighted", x.err_w);
+            jnum(f, "padding_ratio", x.info.padding_ratio), jnum(f, "form_s", x.form_s, false);
+            std::fprintf(f, "}%s", v + 1 < r.var.size() ? ", " : "");
+        }
+        std::fprintf(f, "]");
         std::fprintf(f, "}%s\n", i + 1 < g_results.size() ? "," : "");
     }
     std::fprintf(f, "]}\n");
@@ -1332,7 +1400,8 @@ static double measure_copy_bw() {
 static void usage() {
     std::fprintf(stderr,
                  "usage: psv_bench [--runs R] [--warmup W] [--json F] [--csv F] [--svg F] [--no-algos] [--no-reorder]\n"
-                 "                 [--no-flush] [--rwr-max-nnz N] [--algo-max-nnz N] [--seed S] [--contrast|--powerlaw] MATRIX...\n"
+                 "                 [--no-flush] [--rwr-max-nnz N] [--algo-max-nnz N] [--seed S] [--contrast|--powerlaw]\n"
+                 "                 [--variant tw=N,maxt=M,wl=W,kernel=tc|coo|csr]... MATRIX...\n"
                  "  MATRIX: rmat:SCALE[:EF] | stencil:N | PATH[@LABEL]\n");
     std::exit(2);
 }
@@ -1357,7 +1426,28 @@ int main(int argc, char **argv) {
         else if (a == "--rwr-max-nnz") O.rwr_max_nnz = std::atoll(next().c_str());
         else if (a == "--algo-max-nnz") O.algo_max_nnz = std::atoll(next().c_str());
         else if (a == "--seed") O.seed = std::strtoull(next().c_str(), nullptr, 10);
-        else if (a == "--contrast") kind = "contrast";
+        else if (a == "--variant") {
+            // tw=N,maxt=M,wl=W,kernel=tc|coo|csr  (unset: the defaults)
+            Opts::Variant v;
+            v.name = next();
+            std::string spec = v.name;
+            size_t p = 0;
+            while (p < spec.size()) {
+                size_t e = spec.find(',', p);
+                if (e == std::string::npos) e = spec.size();
+                const std::string kv = spec.substr(p, e - p);
+                const size_t eq = kv.find('=');
+                if (eq == std::string::npos) usage();
+                const std::string k = kv.substr(0, eq), val = kv.substr(eq + 1);
+                if (k == "tw") v.opt.tile_width = std::atoll(val.c_str());
+                else if (k == "maxt") v.opt.max_tiles = std::atoll(val.c_str());
+                else if (k == "wl") v.opt.workload_size = std::atoll(val.c_str());
+                else if (k == "kernel") v.opt.kernel = val == "coo" ? PSV_KERNEL_TILE_COO : val == "csr" ? PSV_KERNEL_CSR : PSV_KERNEL_TILE_COMPOSITE;
+                else usage();
+                p = e + 1;
+            }
+            O.variants.push_back(v);
+        } else if (a == "--contrast") kind = "contrast";
         else if (a == "--powerlaw") kind = "powerlaw";
         else if (a == "-h" || a == "--help") usage();
         else if (!a.empty() && a[0] == '-') usage();
@@ -1377,7 +1467,7 @@ int main(int argc, char **argv) {
     CS(cusparseGetProperty(MAJOR_VERSION, &spv));
     int spmin = 0;
     CS(cusparseGetProperty(MINOR_VERSION, &spmin));
-    char dn[256];
+    char dn[512];
     std::snprintf(dn, sizeof dn, "%s (%d SMs, %d MB L2, CUDA runtime %d, driver %d, cuSPARSE %d.%d)", prop.name, prop.multiProcessorCount,
                   prop.l2CacheSize >> 20, rtv, drv, spv, spmin);
     g_device = dn;
