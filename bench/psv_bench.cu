@@ -31,6 +31,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -69,11 +70,16 @@ namespace cubns = CUB_NS_QUALIFIER;
         if (s_ != CUSPARSE_STATUS_SUCCESS) die("%s:%d %s: %s", __FILE__, __LINE__, #x, cusparseGetErrorString(s_)); \
     } while (0)
 static psv_context *g_ctx = nullptr;
+// A psv error ends this matrix (main goes on with the next), not the process.
 #define PK(x)                                                                                  \
     do {                                                                                       \
         psv_status p_ = (x);                                                                   \
-        if (p_ < 0) die("%s:%d %s: %s (%s)", __FILE__, __LINE__, #x, psv_status_string(p_),    \
-                        psv_context_last_error(g_ctx));                                        \
+        if (p_ < 0) {                                                                          \
+            char m_[1024];                                                                     \
+            std::snprintf(m_, sizeof m_, "%s:%d %s: %s (%s)", __FILE__, __LINE__, #x,          \
+                          psv_status_string(p_), psv_context_last_error(g_ctx));               \
+            throw std::runtime_error(m_);                                                      \
+        }                                                                                      \
     } while (0)
 
 static double now_s() {
@@ -650,7 +656,7 @@ static psv::Coo read_any(const std::string &path) {
     if (path.find(".metis") != std::string::npos) {
         psv::Coo c;
         if (read_metis(path, c)) return c;
-        die("%s: not a METIS graph", path.c_str());
+        throw std::runtime_error(path + ": not a METIS graph");
     }
     return psv::io::read_file(path, false);
 }

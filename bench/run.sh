@@ -20,6 +20,10 @@ if [ -z "$DATA" ]; then
   if [ -d .benchdata ]; then DATA=.benchdata; else DATA=../shared/data; fi
 fi
 BIN=${PSV_BENCH:-}
+if [ -n "$BIN" ] && { [ ! -x "$BIN" ] || ldd "$BIN" 2>/dev/null | grep -q "not found"; }; then
+  echo "run.sh: $BIN cannot run here; building" >&2
+  BIN=
+fi
 if [ -z "$BIN" ]; then
   BUILD=${PSV_BENCH_BUILD:-/tmp/psv-bench-build}
   if command -v meson >/dev/null 2>&1; then MESON=meson; else MESON="python3 -m mesonbuild.mesonmain"; fi
