@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "core/format.hpp"
 #include "core/test_hooks.hpp"
 #include "psv/psv.h"
@@ -152,6 +153,10 @@ class Buffer {
 public:
     Buffer() = default;
     Buffer(Backend *be, size_t bytes) : be_(be), bytes_(bytes) {
+        // Every backend allocation comes through here: the test hook can fail any of them.
+        if (bytes && test_hooks::should_fail_allocation(be->kind(), bytes))
+            fail(PSV_ERROR_OUT_OF_MEMORY, format("out of %s memory (%zu bytes; injected by a test)",
+                                                 be->kind() == PSV_BACKEND_CUDA ? "device" : "host", bytes));
         ptr_ = bytes ? be->allocate(bytes) : nullptr;
         if (ptr_) test_hooks::live_buffers.fetch_add(1, std::memory_order_relaxed);
     }

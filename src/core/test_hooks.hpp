@@ -10,9 +10,10 @@
 namespace psv {
 namespace test_hooks {
 
-// Consulted by every Backend::allocate (CPU: before malloc; CUDA: before the device pool) with
-// the backend's kind and the byte count. When set and it returns true, the allocation fails as
-// if memory were exhausted: Backend::allocate throws Error(PSV_ERROR_OUT_OF_MEMORY).
+// Consulted before every backend allocation (psv::Buffer, through which all of them go: CPU
+// malloc, CUDA device pool) with the backend's kind and the byte count. When set and it returns
+// true, the allocation fails as if memory were exhausted: Error(PSV_ERROR_OUT_OF_MEMORY). Code
+// that allocates backend memory without a Buffer should call should_fail_allocation too.
 // nullptr (the default) costs one load and a branch. Set it only while no other thread calls psv.
 using FailAllocationFn = bool (*)(psv_backend backend, size_t bytes);
 extern FailAllocationFn fail_allocation;

@@ -7,7 +7,6 @@
 #include "core/backend.hpp"
 #include "core/error.hpp"
 #include "core/ops.hpp"
-#include "core/test_hooks.hpp"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -62,8 +61,7 @@ public:
 #endif
     }
     void *allocate(size_t bytes) override {
-        void *p = test_hooks::should_fail_allocation(PSV_BACKEND_CPU, bytes) ? nullptr
-                                                                              : std::malloc(bytes ? bytes : 1);
+        void *p = std::malloc(bytes ? bytes : 1);
         if (!p) fail(PSV_ERROR_OUT_OF_MEMORY, format("out of host memory (%zu bytes)", bytes));
         return p;
     }
