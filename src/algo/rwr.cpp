@@ -3,9 +3,9 @@
 // W = S D^-1 is never formed: S is the symmetric pattern of A + A' and every iteration is
 //   U = R .* inv_degree (row scaling)  ->  T = S (+).(second) U  ->  R = c T + (1-c) E (fused with
 //   the per-query L1 differences),
-// and one read-back of the k convergence scalars. One query uses the single-vector product
-// (Backend::spmv, the tile-composite kernel); k > 1 queries use the k-vector product
-// (Backend::spmm_pattern), so the matrix is read once per iteration for all of them.
+// and one read-back of the k convergence scalars. The product is the k-vector one
+// (Backend::spmm_pattern), also for k = 1, so the matrix is read once per iteration for all
+// queries and a batch computes exactly what single runs compute.
 //
 // A batch drops a query as soon as it has converged (its column is copied out and the block is
 // compacted: one host round trip of the block, at most k times per call), so each query runs
@@ -45,20 +45,12 @@ RwrGraph rwr_graph(Backend &be, const MatrixStore &A) {
 
 namespace {
 
-// T = S U for k vectors (row-major n x k).
+// T = S U for k vectors (row-major n x k). k = 1 takes the k-vector product too (not
+// Backend::spmv): batched and single runs then share one kernel, and on the CPU backend that
+// kernel sums rows in double, which RWR needs on graphs with hubs (fp32 row sums stall in a limit
+// cycle: cnr-2000, a degree-1 query, ||r_k - r_{k-1}||_1 stuck at 1.6e-4 with fp32 sums).
 void product(Backend &be, const MatrixStore &S, int32_t k, const float *U, float *T) {
-    if (k == 1) {
-        SpmvArgs sa;
-        sa.A = &S;
-        sa.add = PSV_PLUS;
-        sa.mul = PSV_SECOND;
-        sa.type = PSV_FP32;
-        sa.u = U;
-        sa.t = T;
-        be.spmv(sa);
-    } else {
-        be.spmm_pattern(S, k, U, T);
-    }
+    be.spmm_pattern(S, k, U, T);
 }
 
 // R = e_q columns (n x k row-major, zero elsewhere).

@@ -81,22 +81,25 @@ void CpuBackend::spmm_pattern(const MatrixStore &A, int32_t k, const float *U, f
 #else
     const int nthreads = 1;
 #endif
-    std::vector<float> accs((size_t)nthreads * (size_t)k);
+    // Rows are summed in double: a hub row of thousands of fp32 terms summed in fp32 carries a
+    // rounding error that can stall a power iteration in a limit cycle (RWR on cnr-2000: the L1
+    // change stuck at 1.6e-4 in fp32 sums; with double sums it converges as in float64).
+    std::vector<double> accs((size_t)nthreads * (size_t)k);
 #pragma omp parallel
     {
 #ifdef _OPENMP
-        float *acc = accs.data() + (size_t)omp_get_thread_num() * (size_t)k;
+        double *acc = accs.data() + (size_t)omp_get_thread_num() * (size_t)k;
 #else
-        float *acc = accs.data();
+        double *acc = accs.data();
 #endif
 #pragma omp for schedule(dynamic, 256)
         for (int64_t i = 0; i < csr.nrows; ++i) {
-            std::fill(acc, acc + k, 0.0f);
+            std::fill(acc, acc + k, 0.0);
             for (int64_t e = csr.row_ptr[i]; e < csr.row_ptr[i + 1]; ++e) {
                 const float *u = U + (int64_t)csr.col[e] * k;
                 for (int32_t j = 0; j < k; ++j) acc[j] += u[j];
             }
-            for (int32_t j = 0; j < k; ++j) T[i * k + j] = acc[j];
+            for (int32_t j = 0; j < k; ++j) T[i * k + j] = (float)acc[j];
         }
     }
 }

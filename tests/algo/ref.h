@@ -69,10 +69,13 @@ static int ref_load(const char *name, const char *algo, ref_t *r) {
                 *eq = 0;
                 const char *k = line + 1;
                 while (*k == ' ') ++k;
-                strncpy(r->key[r->nkeys], k, 63);
-                r->key[r->nkeys][63] = 0;
-                strncpy(r->value[r->nkeys], eq + 1, 511);
-                r->value[r->nkeys][511] = 0;
+                size_t lk = strlen(k), lv = strlen(eq + 1);
+                if (lk > 63) lk = 63;
+                if (lv > 511) lv = 511;
+                memcpy(r->key[r->nkeys], k, lk);
+                r->key[r->nkeys][lk] = 0;
+                memcpy(r->value[r->nkeys], eq + 1, lv);
+                r->value[r->nkeys][lv] = 0;
                 ++r->nkeys;
             }
             continue;
