@@ -393,6 +393,163 @@ __global__ void rwr_update_kernel(int64_t n, const float *T, float *R, double c,
     block_add(s, diff);
 }
 
+// ---- prototype (bench-side, not psv): L2-sized column tiles of the rank-ordered matrix --------
+// The columns are ranked as psv ranks them; tile k holds ranks [k tw, (k+1) tw), so its slice of
+// the rank-ordered x (tw x 4 bytes) stays in L2 while the tile's entries stream past. Inside a
+// tile only the rows with entries are kept (segments: first entry + row), in row order; G lanes
+// per segment, G = the tile's mean segment length rounded up to a power of two. One launch per
+// tile; y is zeroed once and every tile adds into it (rows are disjoint within a launch).
+// Bytes per product: 8 nnz + 16 per segment (start, row, y read + write) + x gather + 4 n.
+
+__global__ void cum_mass_kernel(int64_t n, const uint64_t *skey, const int64_t *thr, int nthr, unsigned long long *mass) {
+    // mass[t] += count of columns ranked below thr[t]
+    unsigned long long loc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    GLOOP(j, n) {
+        const uint64_t c = 0xFFFFFFFFull - (skey[j] >> 32);
+        for (int t = 0; t < nthr; ++t)
+            if (j < thr[t]) loc[t] += c;
+    }
+    for (int t = 0; t < nthr; ++t) {
+        unsigned long long v = loc[t];
+        for (int o = 16; o; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+        if ((threadIdx.x & 31) == 0 && v) atomicAdd(mass + t, v);
+    }
+}
+__global__ void order_of_kernel(int64_t n, const uint64_t *skey, int32_t *order) { GLOOP(k, n) order[k] = (int32_t)(uint32_t)skey[k]; }
+__global__ void stack_rows_kernel(int64_t m, int64_t n, int64_t tw, const int32_t *rank, const int32_t *row, const int32_t *col,
+                                  int32_t *srow, int32_t *scol) {
+    GLOOP(e, m) {
+        const int32_t r = rank[col[e]];
+        srow[e] = (int32_t)((int64_t)(r / tw) * n + row[e]);
+        scol[e] = r;
+    }
+}
+__global__ void seg_flag_kernel(int64_t m, const int32_t *srow, uint32_t *flag) { GLOOP(e, m) flag[e] = e == 0 || srow[e] != srow[e - 1]; }
+__global__ void seg_write_kernel(int64_t m, int64_t n, const int32_t *srow, const uint32_t *flag, const uint32_t *pos, int32_t *seg_start,
+                                 int32_t *seg_row, int32_t *seg_srow) {
+    GLOOP(e, m) {
+        if (!flag[e]) continue;
+        const uint32_t s = pos[e];
+        seg_start[s] = (int32_t)e;
+        seg_row[s] = (int32_t)(srow[e] % n);
+        seg_srow[s] = srow[e];
+    }
+}
+__global__ void tile_bounds_kernel(int T, int64_t n, int64_t segs, const int32_t *seg_srow, int64_t *tseg) {
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k > T) return;
+    const int64_t v = (int64_t)k * n;  // first segment with stacked row >= k n
+    int64_t lo = 0, hi = segs;
+    while (lo < hi) {
+        const int64_t mid = (lo + hi) >> 1;
+        if ((int64_t)seg_srow[mid] < v) lo = mid + 1;
+        else hi = mid;
+    }
+    tseg[k] = lo;
+}
+__global__ void gather_kernel(int64_t n, const int32_t *order, const float *x, float *xr) { GLOOP(k, n) xr[k] = x[order[k]]; }
+template <int G>
+__global__ void __launch_bounds__(256) proto_tile_kernel(int64_t s0, int64_t s1, const int32_t *__restrict__ seg_start,
+                                                         const int32_t *__restrict__ seg_row, const int32_t *__restrict__ col,
+                                                         const float *__restrict__ val, const float *__restrict__ xr, float *__restrict__ y) {
+    const int64_t s = s0 + (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / G;
+    const int lane = threadIdx.x % G;
+    float acc = 0.0f;
+    const bool ok = s < s1;
+    if (ok) {
+        const int32_t b = seg_start[s], e = seg_start[s + 1];
+        if (val)
+            for (int32_t p = b + lane; p < e; p += G) acc += val[p] * xr[col[p]];
+        else
+            for (int32_t p = b + lane; p < e; p += G) acc += xr[col[p]];
+    }
+#pragma unroll
+    for (int o = G / 2; o; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
+    if (ok && lane == 0) y[seg_row[s]] += acc;
+}
+
+struct Proto {
+    int64_t n = 0, ncols = 0, tw = 0, segs = 0;
+    int T = 0;
+    Dev<int32_t> order, seg_start, seg_row, col;
+    Dev<float> val, xr;
+    std::vector<int64_t> tseg;
+    std::vector<int> G;
+    void run(const float *x, float *y, bool weighted) const {
+        CK(cudaMemsetAsync(y, 0, (size_t)n * 4, g_st));
+        gather_kernel<<<grid(ncols), 256, 0, g_st>>>(ncols, order, x, xr.p);
+        const float *v = weighted ? val.p : nullptr;
+        for (int k = 0; k < T; ++k) {
+            const int64_t s0 = tseg[k], s1 = tseg[k + 1];
+            if (s1 <= s0) continue;
+            const int g = G[k];
+            const unsigned blocks = (unsigned)(((s1 - s0) * g + 255) / 256);
+#define PSV_BENCH_PROTO(GG) \
+    case GG: proto_tile_kernel<GG><<<blocks, 256, 0, g_st>>>(s0, s1, seg_start, seg_row, col, v, xr.p, y); break;
+            switch (g) {
+                PSV_BENCH_PROTO(1) PSV_BENCH_PROTO(2) PSV_BENCH_PROTO(4) PSV_BENCH_PROTO(8) PSV_BENCH_PROTO(16) default :
+                    proto_tile_kernel<32><<<blocks, 256, 0, g_st>>>(s0, s1, seg_start, seg_row, col, v, xr.p, y);
+            }
+#undef PSV_BENCH_PROTO
+        }
+    }
+};
+
+// Build the prototype's form from the CSR A (its COO rows too) and psv's column ranking.
+static bool build_proto(Proto &P, const Csr &A, const int32_t *rank, const uint64_t *skey_sorted, int64_t tw) {
+    const int64_t n = A.nrows, nc = A.ncols, nnz = A.nnz;
+    P.n = n, P.ncols = nc, P.tw = tw;
+    P.T = (int)((nc + tw - 1) / tw);
+    if ((int64_t)P.T * n >= INT32_MAX) return false;
+    P.order.alloc(nc);
+    order_of_kernel<<<grid(nc), 256, 0, g_st>>>(nc, skey_sorted, P.order);
+    Csr B;
+    {
+        Dev<int32_t> srow(nnz), scol(nnz);
+        stack_rows_kernel<<<grid(nnz), 256, 0, g_st>>>(nnz, n, tw, rank, A.row, A.col, srow, scol);
+        CKL();
+        B = coo_to_csr((int64_t)P.T * n, nc, nnz, srow, scol, A.val);
+    }
+    B.rp.reset();
+    Dev<uint32_t> flag(nnz + 1), pos(nnz + 1);
+    seg_flag_kernel<<<grid(nnz), 256, 0, g_st>>>(nnz, B.row, flag);
+    CKL();
+    CK(cudaMemsetAsync(flag.p + nnz, 0, 4, g_st));
+    cub_run([&](void *t, size_t &b) { return cubns::DeviceScan::ExclusiveSum(t, b, flag.p, pos.p, nnz + 1, g_st); });
+    uint32_t segs = 0;
+    CK(cudaMemcpyAsync(&segs, pos.p + nnz, 4, cudaMemcpyDeviceToHost, g_st));
+    CK(cudaStreamSynchronize(g_st));
+    P.segs = segs;
+    P.seg_start.alloc(segs + 1), P.seg_row.alloc(segs);
+    Dev<int32_t> seg_srow(segs);
+    seg_write_kernel<<<grid(nnz), 256, 0, g_st>>>(nnz, n, B.row, flag, pos, P.seg_start, P.seg_row, seg_srow);
+    const int32_t nnz32 = (int32_t)nnz;
+    CK(cudaMemcpyAsync(P.seg_start.p + segs, &nnz32, 4, cudaMemcpyHostToDevice, g_st));
+    Dev<int64_t> tseg(P.T + 1);
+    tile_bounds_kernel<<<(P.T + 1 + 127) / 128, 128, 0, g_st>>>(P.T, n, segs, seg_srow, tseg);
+    CKL();
+    P.tseg.resize(P.T + 1);
+    CK(cudaMemcpyAsync(P.tseg.data(), tseg.p, (size_t)(P.T + 1) * 8, cudaMemcpyDeviceToHost, g_st));
+    CK(cudaStreamSynchronize(g_st));
+    std::vector<int32_t> starts(P.T + 1);
+    for (int k = 0; k <= P.T; ++k) {
+        if (P.tseg[k] < (int64_t)segs) CK(cudaMemcpy(&starts[k], P.seg_start.p + P.tseg[k], 4, cudaMemcpyDeviceToHost));
+        else starts[k] = nnz32;
+    }
+    P.G.resize(P.T);
+    for (int k = 0; k < P.T; ++k) {
+        const int64_t ns = P.tseg[k + 1] - P.tseg[k], ne = (int64_t)starts[k + 1] - starts[k];
+        const double avg = ns ? (double)ne / (double)ns : 1.0;
+        int g = 1;
+        while (g < 32 && g < avg) g *= 2;
+        P.G[k] = g;
+    }
+    P.col = std::move(B.col);
+    P.val = std::move(B.val);
+    P.xr.alloc(nc);
+    return true;
+}
+
 // ---- timing -------------------------------------------------------------------------------------
 
 struct Opts {
@@ -406,6 +563,7 @@ struct Opts {
         psv::FormatOptions opt;
     };
     std::vector<Variant> variants;  // extra psv format options timed on every matrix
+    std::vector<int64_t> proto_tw = {0, -1};  // bench prototype tile widths (0: L2 / 16 bytes; -1: one tile)
 };
 static Opts O;
 
@@ -483,6 +641,14 @@ struct Result {
         psv_matrix_info info{};
     };
     std::vector<VarRes> var;
+    struct ProtoRes {
+        int64_t tw = 0, segs = 0;
+        int T = 0;
+        Stat w, p;
+        double err_w = NAN, err_p = NAN, build_s = NAN;
+    };
+    std::vector<ProtoRes> proto;
+    double mass[5] = {NAN, NAN, NAN, NAN, NAN};  // share of entries in the top 2^16, 2^20, 2^22, 2^23, 2^24 ranked columns
 
     double best_cs() const { return std::min({cs[0].med, cs[1].med, cs[2].med}); }
     double best_cs_re() const { return std::min({cs_re[0].med, cs_re[1].med, cs_re[2].med}); }
@@ -490,6 +656,7 @@ struct Result {
 };
 static std::vector<Result> g_results;
 static double g_copy_bw = NAN;  // bytes/s
+static double eff_share_of(double bytes, double ms) { return bytes / (ms * 1e-3) / g_copy_bw; }
 static std::string g_device;
 static const char *kKernelName[4] = {"auto", "tile-composite", "tile-coo", "csr"};
 static const psv_kernel kKernels[4] = {PSV_KERNEL_AUTO, PSV_KERNEL_TILE_COMPOSITE, PSV_KERNEL_TILE_COO, PSV_KERNEL_CSR};
@@ -935,19 +1102,33 @@ static void bench_matrix(const std::string &spec, const std::string &kind) {
 
     // 5. cuSPARSE after psv's reordering (rows and columns relabelled by psv's column ranking:
     //    length descending, ties by index)
+    Dev<int32_t> rank(nc);
+    Dev<uint64_t> skey(nc);
+    {
+        Dev<uint32_t> cnt(nc);
+        CK(cudaMemsetAsync(cnt.p, 0, (size_t)nc * 4, g_st));
+        col_count_kernel<<<grid(nnz), 256, 0, g_st>>>(nnz, A.col, cnt);
+        Dev<uint64_t> key(nc);
+        rank_keys_kernel<<<grid(nc), 256, 0, g_st>>>(nc, cnt, key);
+        CKL();
+        cub_run([&](void *t, size_t &b) { return cubns::DeviceRadixSort::SortKeys(t, b, key.p, skey.p, nc, 0, 64, g_st); });
+        rank_of_kernel<<<grid(nc), 256, 0, g_st>>>(nc, skey, rank);
+        CKL();
+        const int64_t thr_h[5] = {1 << 16, 1 << 20, 1 << 22, 1 << 23, 1 << 24};
+        Dev<int64_t> thr(5);
+        Dev<unsigned long long> mass(5);
+        CK(cudaMemcpyAsync(thr.p, thr_h, 40, cudaMemcpyHostToDevice, g_st));
+        CK(cudaMemsetAsync(mass.p, 0, 40, g_st));
+        cum_mass_kernel<<<grid(nc), 256, 0, g_st>>>(nc, skey, thr, 5, mass);
+        CKL();
+        unsigned long long mh[5];
+        CK(cudaMemcpyAsync(mh, mass.p, 40, cudaMemcpyDeviceToHost, g_st));
+        CK(cudaStreamSynchronize(g_st));
+        for (int t = 0; t < 5; ++t) res.mass[t] = nnz ? (double)mh[t] / (double)nnz : NAN;
+        std::printf("entries in the top 64K / 1M / 4M / 8M / 16M ranked columns: %.1f%% %.1f%% %.1f%% %.1f%% %.1f%%\n", 100 * res.mass[0],
+                    100 * res.mass[1], 100 * res.mass[2], 100 * res.mass[3], 100 * res.mass[4]);
+    }
     if (O.reorder && n == nc) {
-        Dev<int32_t> rank(nc);
-        {
-            Dev<uint32_t> cnt(nc);
-            CK(cudaMemsetAsync(cnt.p, 0, (size_t)nc * 4, g_st));
-            col_count_kernel<<<grid(nnz), 256, 0, g_st>>>(nnz, A.col, cnt);
-            Dev<uint64_t> key(nc), skey(nc);
-            rank_keys_kernel<<<grid(nc), 256, 0, g_st>>>(nc, cnt, key);
-            CKL();
-            cub_run([&](void *t, size_t &b) { return cubns::DeviceRadixSort::SortKeys(t, b, key.p, skey.p, nc, 0, 64, g_st); });
-            rank_of_kernel<<<grid(nc), 256, 0, g_st>>>(nc, skey, rank);
-            CKL();
-        }
         Csr R;
         {
             Dev<int32_t> r2(nnz), c2(nnz);
@@ -962,6 +1143,33 @@ static void bench_matrix(const std::string &spec, const std::string &kind) {
                     res.cs_re[2].med);
         std::fflush(stdout);
     }
+
+    // 5b. the bench-side prototype (not psv): rank-ordered L2 column tiles
+    for (int64_t tw0 : O.proto_tw) {
+        int l2b = 0;
+        CK(cudaDeviceGetAttribute(&l2b, cudaDevAttrL2CacheSize, dev));
+        const int64_t tw = tw0 == 0 ? std::max<int64_t>(1024, l2b / 16) : tw0 < 0 ? nc : tw0;
+        if (tw0 == 0 && tw >= nc) continue;  // one tile: the tw = -1 case
+        Result::ProtoRes pr;
+        Proto P;
+        const double t0 = now_s();
+        if (!build_proto(P, A, rank, skey, tw)) continue;
+        pr.build_s = now_s() - t0;
+        pr.tw = tw, pr.T = P.T, pr.segs = P.segs;
+        P.run(X.p, Y.p, true);
+        pr.err_w = rel_err(n, Y, ref_w);
+        P.run(X.p, Y.p, false);
+        pr.err_p = rel_err(n, Y, ref_p);
+        pr.w = g_timer.run([&](int i) { P.run(X.p + (size_t)(i % nx) * nc, Y.p, true); });
+        pr.p = g_timer.run([&](int i) { P.run(X.p + (size_t)(i % nx) * nc, Y.p, false); });
+        std::printf("prototype (bench, not psv) tw %lld: %d tiles, %lld segments (%.2f per row)  weighted %.4f ms (err %.1e, %.2fx, %.0f%% of copy)"
+                    "  pattern %.4f ms (err %.1e, %.2fx)\n",
+                    (long long)tw, P.T, (long long)P.segs, (double)P.segs / std::max<int64_t>(1, n), pr.w.med, pr.err_w,
+                    res.best_cs() / pr.w.med, 100 * eff_share_of(res.bytes(), pr.w.med), pr.p.med, pr.err_p, res.best_cs() / pr.p.med);
+        std::fflush(stdout);
+        res.proto.push_back(pr);
+    }
+    skey.reset();
 
     // 6. algorithms on the default (auto) form
     const bool square = n == nc;
@@ -1299,6 +1507,17 @@ static void write_json(const std::string &path) {
         jnum(f, "rwr_graph_build_s", r.rwr_graph_s), jnum(f, "rwr_psv_25_singles_s", r.rwr_psv), jnum(f, "rwr_psv_it_sum", r.rwr_it_psv);
         jnum(f, "rwr_psv_batch25_s", r.rwr_batch_psv), jnum(f, "rwr_cusparse_25_singles_s", r.rwr_cs);
         jnum(f, "rwr_cusparse_it_sum", r.rwr_it_cs), jnum(f, "rwr_l1_diff", r.rwr_l1), jnum(f, "rwr_batch_l1_diff", r.rwr_batch_l1);
+        std::fprintf(f, "\"column_mass_top_64K_1M_4M_8M_16M\": [%.4f, %.4f, %.4f, %.4f, %.4f], ", r.mass[0], r.mass[1], r.mass[2], r.mass[3],
+                     r.mass[4]);
+        std::fprintf(f, "\"prototype\": [");
+        for (size_t v = 0; v < r.proto.size(); ++v) {
+            const auto &x = r.proto[v];
+            std::fprintf(f, "{\"tile_width\": %lld, \"tiles\": %d, \"segments\": %lld, ", (long long)x.tw, x.T, (long long)x.segs);
+            jnum(f, "weighted_ms", x.w.med), jnum(f, "pattern_ms", x.p.med), jnum(f, "err_weighted", x.err_w), jnum(f, "err_pattern", x.err_p);
+            jnum(f, "build_s", x.build_s, false);
+            std::fprintf(f, "}%s", v + 1 < r.proto.size() ? ", " : "");
+        }
+        std::fprintf(f, "], ");
         std::fprintf(f, "\"variants\": [");
         for (size_t v = 0; v < r.var.size(); ++v) {
             const auto &x = r.var[v];
@@ -1429,6 +1648,17 @@ int main(int argc, char **argv) {
         else if (a == "--no-algos") O.algos = false;
         else if (a == "--no-reorder") O.reorder = false;
         else if (a == "--no-flush") O.flush = false;
+        else if (a == "--proto-tw") {  // comma list; 0: L2/16 bytes, -1: one tile; "none": no prototype
+            O.proto_tw.clear();
+            const std::string l = next();
+            if (l != "none")
+                for (size_t p = 0; p <= l.size();) {
+                    size_t e = l.find(',', p);
+                    if (e == std::string::npos) e = l.size();
+                    O.proto_tw.push_back(std::atoll(l.substr(p, e - p).c_str()));
+                    p = e + 1;
+                }
+        }
         else if (a == "--rwr-max-nnz") O.rwr_max_nnz = std::atoll(next().c_str());
         else if (a == "--algo-max-nnz") O.algo_max_nnz = std::atoll(next().c_str());
         else if (a == "--seed") O.seed = std::strtoull(next().c_str(), nullptr, 10);
