@@ -37,7 +37,7 @@ void *DevicePool::allocate(size_t bytes) {
     auto it = free_.lower_bound(bytes);
     if (it != free_.end() && it->first <= bytes + bytes / 4) {
         void *p = it->second;
-        used_[p] = it->first;
+        used_[p] = it->first;  // may throw bad_alloc: then the block stays cached
         cached_ -= it->first;
         free_.erase(it);
         return p;
@@ -55,7 +55,12 @@ void *DevicePool::allocate(size_t bytes) {
             fail(PSV_ERROR_OUT_OF_MEMORY, format("device out of memory (%zu bytes)", bytes));
         throw_cuda(e, "cudaMalloc", __FILE__, __LINE__);
     }
-    used_[p] = bytes;
+    try {
+        used_[p] = bytes;
+    } catch (...) {
+        cudaFree(p);
+        throw;
+    }
     return p;
 }
 
@@ -69,8 +74,12 @@ void DevicePool::deallocate(void *p) noexcept {
         cudaFree(p);
         return;
     }
-    free_.emplace(bytes, p);
-    cached_ += bytes;
+    try {
+        free_.emplace(bytes, p);  // a map node: host memory may be exhausted
+        cached_ += bytes;
+    } catch (...) {
+        cudaFree(p);  // cleanup must not need memory
+    }
 }
 
 void DevicePool::trim() noexcept {
@@ -102,15 +111,29 @@ CudaBackend::CudaBackend(int32_t device) : device_(device) {
     smem_per_sm_ = prop.sharedMemPerMultiprocessor;
     max_threads_per_sm_ = prop.maxThreadsPerMultiProcessor;
     PSV_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-    pool_ = std::make_unique<DevicePool>(prop.totalGlobalMem / 4);
+    try {
+        pool_ = std::make_unique<DevicePool>(prop.totalGlobalMem / 4);
+        red_partials_ = Buffer(this, (size_t)kReduceMaxBlocks * 8);
+        red_counter_ = Buffer(this, sizeof(unsigned));
+        set_bytes(red_counter_.get(), 0, sizeof(unsigned));
+        sync();
+    } catch (...) {
+        red_partials_.reset();
+        red_counter_.reset();
+        pool_.reset();
+        cudaStreamDestroy(stream_);
+        stream_ = nullptr;
+        throw;
+    }
 }
 
 CudaBackend::~CudaBackend() {
-    reduce_scratch(*this, 0);  // release
     if (stream_) {
         cudaStreamSynchronize(stream_);
         cudaStreamDestroy(stream_);
     }
+    red_partials_.reset();
+    red_counter_.reset();
     pool_.reset();
 }
 
@@ -494,29 +517,6 @@ template <class T> struct MaskedValue {
     __device__ T operator()(int64_t i, int) const { return (!xp || xp[i]) ? x[i] : id; }
 };
 
-ReduceScratch &reduce_scratch(CudaBackend &be, int lanes) {
-    // One scratch per backend, kept in a map keyed by the backend (freed by lanes == 0).
-    static std::mutex m;
-    static std::unordered_map<const CudaBackend *, std::unique_ptr<ReduceScratch>> all;
-    std::lock_guard<std::mutex> g(m);
-    if (lanes == 0) {
-        all.erase(&be);
-        static ReduceScratch none;
-        return none;
-    }
-    auto &s = all[&be];
-    if (!s) s = std::make_unique<ReduceScratch>();
-    if (s->lanes < lanes) {
-        s->partials = Buffer();
-        s->counters = Buffer();
-        s->partials = Buffer(&be, (size_t)kReduceMaxBlocks * lanes * 8);
-        s->counters = Buffer(&be, (size_t)lanes * sizeof(unsigned));
-        be.set_bytes(s->counters.get(), 0, (size_t)lanes * sizeof(unsigned));
-        s->lanes = lanes;
-    }
-    return *s;
-}
-
 void CudaBackend::reduce(psv_op monoid, psv_type type, int64_t n, const void *x, const uint8_t *xp,
                          void *result) {
     activate();
@@ -732,7 +732,8 @@ void CudaBackend::rwr_update(int64_t n, int32_t k, const float *T, float *R, dou
 }
 
 // T = A (+).(second) U for k columns at once: a warp per row, lanes over the k columns, entries in
-// order (the CPU's order, so results agree exactly).
+// order and summed in double as the CPU backend does (a hub row's fp32 sum can stall a power
+// iteration), so results agree with it bit for bit.
 __global__ void spmm_pattern_kernel(int64_t nrows, const int64_t *rp, const int32_t *col, int32_t k,
                                     const float *U, float *T) {
     const int lane = threadIdx.x & 31;
@@ -741,12 +742,12 @@ __global__ void spmm_pattern_kernel(int64_t nrows, const int64_t *rp, const int3
         const int64_t b = rp[i], e = rp[i + 1];
         for (int32_t j0 = 0; j0 < k; j0 += 32) {
             const int32_t j = j0 + lane;
-            float acc = 0.0f;
+            double acc = 0.0;
             for (int64_t p = b; p < e; ++p) {
                 const int64_t c = col[p];
-                if (j < k) acc += U[c * k + j];
+                if (j < k) acc += (double)U[c * k + j];
             }
-            if (j < k) T[i * k + j] = acc;
+            if (j < k) T[i * k + j] = (float)acc;
         }
     }
 }

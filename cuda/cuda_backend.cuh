@@ -157,6 +157,10 @@ public:
     int sm_count() const { return sms_; }
     size_t smem_optin() const { return smem_optin_; }
     DevicePool &pool() { return *pool_; }
+    // Scratch of the one-lane deterministic reductions (allocated with the context, so a
+    // reduction allocates nothing): kReduceMaxBlocks partials of 8 bytes, one zeroed counter.
+    void *reduce_partials() const { return red_partials_.get(); }
+    unsigned *reduce_counter() const { return red_counter_.as<unsigned>(); }
     // Build a matrix whose CSR already lies in device memory (the arrays are copied).
     std::unique_ptr<CudaMatrix> build_from_device_csr(int64_t nrows, int64_t ncols, psv_type type,
                                                       bool pattern, const int64_t *row_ptr,
@@ -178,6 +182,7 @@ private:
     int sms_ = 132;
     size_t smem_optin_ = 227 * 1024, smem_per_sm_ = 228 * 1024;
     int max_threads_per_sm_ = 2048;
+    Buffer red_partials_, red_counter_;  // after pool_: released before it
 };
 
 // Build the device tile-composite form of M (CSR already in M) with the given parameters.

@@ -130,20 +130,21 @@ __global__ void __launch_bounds__(kReduceThreads)
     }
 }
 
-// Host side: scratch for partials and counters, held by the backend.
-struct ReduceScratch {
-    Buffer partials;  // kReduceMaxBlocks * lanes * 8 bytes
-    Buffer counters;  // lanes unsigned, zero between launches
-    int lanes = 0;
-};
-ReduceScratch &reduce_scratch(CudaBackend &be, int lanes);
-
 template <class T, class Op, class F>
 void launch_mapreduce(CudaBackend &be, int64_t n, F f, T id, T *out_device, int lanes = 1, Op op = Op{}) {
-    ReduceScratch &s = reduce_scratch(be, lanes);
+    static_assert(sizeof(T) <= 8, "partials are 8-byte slots");
     dim3 grid((unsigned)reduce_blocks(n), (unsigned)lanes);
-    mapreduce_kernel<T, Op, F><<<grid, kReduceThreads, 0, be.stream()>>>(
-        n, f, op, id, s.partials.as<T>(), s.counters.as<unsigned>(), out_device);
+    if (lanes == 1) {
+        mapreduce_kernel<T, Op, F><<<grid, kReduceThreads, 0, be.stream()>>>(
+            n, f, op, id, static_cast<T *>(be.reduce_partials()), be.reduce_counter(), out_device);
+        PSV_CUDA_LAUNCH_CHECK();
+        return;
+    }
+    // several lanes (RWR's k queries): scratch for this call; the pool reuses it in stream order
+    Buffer partials(&be, (size_t)grid.x * lanes * 8), counters(&be, (size_t)lanes * sizeof(unsigned));
+    be.set_bytes(counters.get(), 0, (size_t)lanes * sizeof(unsigned));
+    mapreduce_kernel<T, Op, F><<<grid, kReduceThreads, 0, be.stream()>>>(n, f, op, id, partials.as<T>(),
+                                                                       counters.as<unsigned>(), out_device);
     PSV_CUDA_LAUNCH_CHECK();
 }
 
