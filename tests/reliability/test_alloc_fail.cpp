@@ -4,11 +4,14 @@
 // in one sequence -- until it runs with no failure. Each failed run must return
 // PSV_ERROR_OUT_OF_MEMORY, leave its outputs untouched, leak nothing (live operator-new blocks
 // and live backend buffers back to their count before the call), and leave the context usable
-// (a product afterwards gives the right answer). Two modes: only the N-th allocation fails
-// ("transient"), or the N-th and every later one ("sticky": the cleanup must not need memory).
+// (a product afterwards gives the right answer); no file descriptor may stay open either.
+// Two modes: only the N-th allocation fails ("transient"), or the N-th and every later one
+// ("sticky": the cleanup must not need memory).
 //
 // Linked with the static library so the replaced operator new also serves the library's code.
 // PSV_TEST_BACKEND=cuda runs it on the CUDA backend (exit 77 without a device).
+#include <dirent.h>
+
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -184,6 +187,16 @@ struct Case {
     psv_status ok = PSV_SUCCESS;  // the status of a run with no failure
 };
 
+// Open file descriptors (a reader that fails half-way must close its file).
+int open_fds() {
+    int n = 0;
+    if (DIR *d = opendir("/proc/self/fd")) {
+        while (readdir(d)) ++n;
+        closedir(d);
+    }
+    return n;
+}
+
 long total_failures_checked = 0;
 Snapshot before;  // a vector's state before a call (set once in main: it keeps its blocks)
 
@@ -196,6 +209,7 @@ void brutal(const Case &c, bool sticky) {
         }
         const long live_new = g_live_new.load();
         const int64_t live_buf = psv::test_hooks::live_buffers.load();
+        const int fds = open_fds();
         arm(n, sticky);
         const psv_status st = c.call();
         disarm();
@@ -226,6 +240,8 @@ void brutal(const Case &c, bool sticky) {
                   "%s (%s): failing allocation %ld leaks %lld backend buffers", c.name,
                   sticky ? "sticky" : "transient", n,
                   (long long)(psv::test_hooks::live_buffers.load() - live_buf));
+        CHECK_MSG(open_fds() == fds, "%s (%s): failing allocation %ld leaks %d file descriptors", c.name,
+                  sticky ? "sticky" : "transient", n, open_fds() - fds);
         CHECK_MSG(context_usable(), "%s (%s): context unusable after failing allocation %ld", c.name,
                   sticky ? "sticky" : "transient", n);
         if (check_failures > 50) {
