@@ -503,11 +503,12 @@ PSV_API psv_status psv_pagerank_personalized(psv_vector **rank, int32_t *iterati
  * previous iteration's normalized vectors; the sums are taken in double).
  * Form: this "separate" form (two products per iteration, with A and its cached transpose) is
  * used on every backend. The paper's single-matrix form -- x = [a; h] <- [0 A'; A 0] x, one
- * product of a 2n x 2n matrix -- computes both halves from the previous x, so it needs about
- * twice the iterations for the same result: it measured about 2x slower (CPU backend). It can
- * be forced with the environment variable PSV_HITS_FORM=stacked (PSV_HITS_FORM=separate forces
- * the default), for measurements; the result agrees within the tolerance, the iteration count
- * differs.
+ * product of a 2n x 2n matrix built at each call -- computes both halves from the previous x, so
+ * it needs about twice the iterations (1.9x on wiki-Vote and cnr-2000) at about the same cost per
+ * iteration: 2x slower in its iterations, 4-5x with its build (CPU backend). The environment
+ * variable PSV_HITS_FORM=stacked forces it (PSV_HITS_FORM=separate the default), for
+ * measurements; it then converges when ||x_k - x_{k-2}||_1 <= tolerance (x = [a; h], the
+ * iterates two products apart), and agrees with the separate form within the tolerance.
  * @param[out] hubs, authorities  new PSV_FP32 vectors of n values each, summing to 1 (caller
  *                         frees); untouched on error, delivered with PSV_NOT_CONVERGED
  * @param[out] iterations  iterations run (may be NULL)
@@ -549,8 +550,8 @@ PSV_API psv_status psv_rwr(psv_vector **relevance, int32_t *iterations, const ps
  * computed together with one k-vector product (sparse x dense n-by-k block) per iteration, so
  * the matrix is read once for all queries. Each query converges on its own, by psv_rwr's rule:
  * once ||r_new - r||_1 <= tolerance its column is final and leaves the batch, so column j
- * equals what psv_rwr(queries[j]) gives (to float rounding: the k-vector product may sum in
- * another order than the single-vector one). Queries may repeat.
+ * equals what psv_rwr(queries[j]) gives: bit for bit on the CPU backend, to float rounding on
+ * CUDA (where one query takes the single-vector kernel). Queries may repeat.
  * @param[out] relevance_host  host array of n * k floats, row-major: the relevance of vertex i
  *                         to queries[j] at relevance_host[i * k + j]; untouched on error, written
  *                         with PSV_NOT_CONVERGED (unconverged columns hold their last iterate)

@@ -3,9 +3,9 @@
 // W = S D^-1 is never formed: S is the symmetric pattern of A + A' and every iteration is
 //   U = R .* inv_degree (row scaling)  ->  T = S (+).(second) U  ->  R = c T + (1-c) E (fused with
 //   the per-query L1 differences),
-// and one read-back of the k convergence scalars. The product is the k-vector one
-// (Backend::spmm_pattern), also for k = 1, so the matrix is read once per iteration for all
-// queries and a batch computes exactly what single runs compute.
+// and one read-back of the k convergence scalars. k > 1 queries take the k-vector product
+// (Backend::spmm_pattern), so the matrix is read once per iteration for all of them (see product()
+// for k = 1).
 //
 // A batch drops a query as soon as it has converged (its column is copied out and the block is
 // compacted: one host round trip of the block, at most k times per call), so each query runs
@@ -45,12 +45,24 @@ RwrGraph rwr_graph(Backend &be, const MatrixStore &A) {
 
 namespace {
 
-// T = S U for k vectors (row-major n x k). k = 1 takes the k-vector product too (not
-// Backend::spmv): batched and single runs then share one kernel, and on the CPU backend that
-// kernel sums rows in double, which RWR needs on graphs with hubs (fp32 row sums stall in a limit
-// cycle: cnr-2000, a degree-1 query, ||r_k - r_{k-1}||_1 stuck at 1.6e-4 with fp32 sums).
+// T = S U for k vectors (row-major n x k). The k-vector product (Backend::spmm_pattern) serves
+// every k on the CPU backend: batched and single runs then compute identical columns, and its
+// rows are summed in double, which RWR needs on graphs with hubs (fp32 row sums stall in a limit
+// cycle: cnr-2000, a degree-1 query, ||r_k - r_{k-1}||_1 stuck at 1.6e-4). Elsewhere one vector
+// takes the single-vector tile-composite kernel (Backend::spmv), the one tuned for k = 1.
 void product(Backend &be, const MatrixStore &S, int32_t k, const float *U, float *T) {
-    be.spmm_pattern(S, k, U, T);
+    if (k == 1 && be.kind() != PSV_BACKEND_CPU) {
+        SpmvArgs sa;
+        sa.A = &S;
+        sa.add = PSV_PLUS;
+        sa.mul = PSV_SECOND;
+        sa.type = PSV_FP32;
+        sa.u = U;
+        sa.t = T;
+        be.spmv(sa);
+    } else {
+        be.spmm_pattern(S, k, U, T);
+    }
 }
 
 // R = e_q columns (n x k row-major, zero elsewhere).

@@ -15,6 +15,13 @@ static double now(void) {
     return t.tv_sec + 1e-9 * t.tv_nsec;
 }
 
+/* CPU seconds of the process (all threads): steadier than wall time on a shared machine. */
+static double cpu_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
 #define TRY(call)                                                                               \
     do {                                                                                        \
         psv_status s_ = (call);                                                                 \
@@ -28,16 +35,20 @@ static void hits(psv_matrix *A, const char *form, double tol) {
     psv_vector *h, *a;
     int32_t it;
     setenv("PSV_HITS_FORM", form, 1);
-    double t0 = now();
-    TRY(psv_hits(&h, &a, &it, A, tol, 1)); /* setup: transpose or [0 A'; A 0], one iteration */
-    double setup = now() - t0;
+    /* setup: the transpose (cached on A after the first call) or [0 A'; A 0] (built per call),
+     * plus one iteration */
+    double t0 = now(), c0 = cpu_now();
+    TRY(psv_hits(&h, &a, &it, A, tol, 1));
+    double setup = now() - t0, csetup = cpu_now() - c0;
     psv_vector_free(&h);
     psv_vector_free(&a);
     t0 = now();
+    c0 = cpu_now();
     TRY(psv_hits(&h, &a, &it, A, tol, 10000));
-    double total = now() - t0;
-    printf("hits %-8s tol %.0e: %4d iterations, %.3f s (one-iteration call %.3f s)\n", form, tol,
-           (int)it, total, setup);
+    double total = now() - t0, cpu = cpu_now() - c0;
+    printf("hits %-8s tol %.0e: %3d iterations: call %.3f s wall / %.3f s cpu; setup+1 it %.3f / %.3f; "
+           "the other %d iterations %.3f / %.3f\n",
+           form, tol, (int)it, total, cpu, setup, csetup, (int)it - 1, total - setup, cpu - csetup);
     psv_vector_free(&h);
     psv_vector_free(&a);
 }
@@ -79,9 +90,11 @@ int main(int argc, char **argv) {
     psv_vector_free(&r);
     for (int rep = 0; rep < 1; ++rep) {
         t0 = now();
+        double c0 = cpu_now();
         TRY(psv_rwr_batch(out, &it, A, q, k, 0.9, 1e-6, 1000));
-        const double tb = now() - t0;
+        const double tb = now() - t0, cb = cpu_now() - c0;
         t0 = now();
+        c0 = cpu_now();
         long total_it = 0;
         for (int j = 0; j < k; ++j) {
             int32_t its;
@@ -90,10 +103,11 @@ int main(int argc, char **argv) {
             if (its > most) most = its;
             psv_vector_free(&r);
         }
-        const double ts = now() - t0;
-        printf("rwr k=%d tol 1e-6: batch %.3f s (%d iterations); %d single runs %.3f s (%ld iterations "
-               "in all, at most %d); one-iteration single call (S build + 1 it) %.3f s\n",
-               k, tb, (int)it, k, ts, total_it, (int)most, one_it);
+        const double ts = now() - t0, cs = cpu_now() - c0;
+        printf("rwr k=%d tol 1e-6: batch %.3f s wall, %.3f s cpu (%d iterations); %d single runs %.3f s wall, "
+               "%.3f s cpu (%ld iterations in all, at most %d); one-iteration single call (S build + 1 it) "
+               "%.3f s\n",
+               k, tb, cb, (int)it, k, ts, cs, total_it, (int)most, one_it);
     }
     free(out);
     free(q);
