@@ -2,7 +2,7 @@
 // sum 1 every iteration, h0 = a0 = 1/n, stop when ||a - a_prev||_1 + ||h - h_prev||_1 <= tol.
 //
 // Two forms, both written over the Backend interface:
-//  - separate: a = A' h (spmv on the cached transpose), normalize; h = A a with the NEW a,
+//  - separate: a = A' h (on the cached transpose), normalize; h = A a with the NEW a,
 //    normalize. Per iteration: two products of nnz entries, two sums, two fused
 //    normalize+difference passes, one read-back of the two differences.
 //  - stacked (the paper's appendix F): x = [a; h] <- [0 A'; A 0] x, one product of 2 nnz entries,
@@ -47,20 +47,6 @@ std::unique_ptr<MatrixStore> hits_stacked_matrix(Backend &be, const MatrixStore 
     return be.build_matrix(std::move(csr), A.options);
 }
 
-namespace {
-
-SpmvArgs pattern_product(const MatrixStore &M, const float *u, float *t) {
-    SpmvArgs sa;
-    sa.A = &M;
-    sa.add = PSV_PLUS;
-    sa.mul = PSV_SECOND;
-    sa.type = PSV_FP32;
-    sa.u = u;
-    sa.t = t;
-    return sa;
-}
-
-}  // namespace
 
 bool hits_separate(Backend &be, const MatrixStore &A, const MatrixStore &AT, double tolerance,
                    int32_t max_iterations, Buffer &hubs, Buffer &authorities, int32_t &iterations) {
@@ -80,10 +66,10 @@ bool hits_separate(Backend &be, const MatrixStore &A, const MatrixStore &AT, dou
     double *tot_a = scalars.as<double>(), *tot_h = tot_a + 1, *diffs = tot_a + 2;
     bool converged = false;
     while (iterations < max_iterations) {
-        be.spmv(pattern_product(AT, h_prev.as<float>(), a.as<float>()));
+        pattern_product(be, AT, h_prev.as<float>(), a.as<float>());
         be.sum(n, a.as<float>(), tot_a);
         be.normalize_diff(n, a.as<float>(), tot_a, a_prev.as<float>(), diffs);
-        be.spmv(pattern_product(A, a.as<float>(), h.as<float>()));
+        pattern_product(be, A, a.as<float>(), h.as<float>());
         be.sum(n, h.as<float>(), tot_h);
         be.normalize_diff(n, h.as<float>(), tot_h, h_prev.as<float>(), diffs + 1);
         ++iterations;
@@ -118,7 +104,7 @@ bool hits_stacked(Backend &be, const MatrixStore &M, double tolerance, int32_t m
         be.fill(PSV_FP32, 2 * n, x_old.get(), &x0);
         double *tot = scalars.as<double>(), *diffs = tot + 2;
         while (iterations < max_iterations) {
-            be.spmv(pattern_product(M, x.as<float>(), y.as<float>()));
+            pattern_product(be, M, x.as<float>(), y.as<float>());
             float *ya = y.as<float>(), *yh = ya + n;
             const float *pa = x_old.as<float>(), *ph = pa + n;
             be.sum(n, ya, tot);

@@ -31,17 +31,10 @@ bool pagerank(Backend &be, const MatrixStore &A, const MatrixStore &AT, double d
     const float r0 = (float)(1.0 / (double)n);
     be.fill(PSV_FP32, n, r.get(), &r0);
     double *dangling = scalars.as<double>(), *diff = dangling + 1;
-    SpmvArgs sa;
-    sa.A = &AT;
-    sa.add = PSV_PLUS;
-    sa.mul = PSV_SECOND;
-    sa.type = PSV_FP32;
-    sa.u = w.get();
-    sa.t = t.get();
     bool converged = false;
     while (iterations < max_iterations) {
         be.pagerank_scale(n, r.as<float>(), inv.as<float>(), w.as<float>(), dangling);
-        be.spmv(sa);
+        pattern_product(be, AT, w.as<float>(), t.as<float>());
         be.pagerank_update(n, t.as<float>(), r.as<float>(), damping, dangling, personal, diff);
         ++iterations;
         double d = 0;

@@ -45,24 +45,15 @@ RwrGraph rwr_graph(Backend &be, const MatrixStore &A) {
 
 namespace {
 
-// T = S U for k vectors (row-major n x k). The k-vector product (Backend::spmm_pattern) serves
-// every k on the CPU backend: batched and single runs then compute identical columns, and its
-// rows are summed in double, which RWR needs on graphs with hubs (fp32 row sums stall in a limit
-// cycle: cnr-2000, a degree-1 query, ||r_k - r_{k-1}||_1 stuck at 1.6e-4). Elsewhere one vector
-// takes the single-vector tile-composite kernel (Backend::spmv), the one tuned for k = 1.
+// T = S U for k vectors (row-major n x k): the k-vector product for k > 1, so the matrix is read
+// once per iteration for all queries; for k = 1 the single-vector pattern_product (which on the
+// CPU backend is the k-vector kernel too, so batched and single runs compute identical columns
+// there).
 void product(Backend &be, const MatrixStore &S, int32_t k, const float *U, float *T) {
-    if (k == 1 && be.kind() != PSV_BACKEND_CPU) {
-        SpmvArgs sa;
-        sa.A = &S;
-        sa.add = PSV_PLUS;
-        sa.mul = PSV_SECOND;
-        sa.type = PSV_FP32;
-        sa.u = U;
-        sa.t = T;
-        be.spmv(sa);
-    } else {
+    if (k == 1)
+        pattern_product(be, S, U, T);
+    else
         be.spmm_pattern(S, k, U, T);
-    }
 }
 
 // R = e_q columns (n x k row-major, zero elsewhere).

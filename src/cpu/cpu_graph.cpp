@@ -74,6 +74,17 @@ void CpuBackend::rwr_update(int64_t n, int32_t k, const float *T, float *R, doub
 
 void CpuBackend::spmm_pattern(const MatrixStore &A, int32_t k, const float *U, float *T) {
     const CsrHost &csr = static_cast<const CpuMatrix &>(A).csr;
+    if (k == 1) {  // one vector: a scalar accumulator per row (same sums as the general loop)
+        const int64_t *rp = csr.row_ptr.data();
+        const int32_t *col = csr.col.data();
+#pragma omp parallel for schedule(dynamic, 1024)
+        for (int64_t i = 0; i < csr.nrows; ++i) {
+            double acc = 0.0;
+            for (int64_t e = rp[i]; e < rp[i + 1]; ++e) acc += U[col[e]];
+            T[i] = (float)acc;
+        }
+        return;
+    }
     // One accumulator row per thread, allocated before the parallel region: a bad_alloc must not
     // leave an OpenMP region (std::terminate).
 #ifdef _OPENMP

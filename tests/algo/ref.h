@@ -38,7 +38,8 @@ static const ref_graph ref_graphs[] = {
     {"email-Eu-core", "email-Eu-core.txt.gz", 1},
     {"wiki-Vote", "wiki-Vote.txt.gz", 1},
     {"polblogs", "polblogs.txt.gz", 1},
-    {"p2p-Gnutella31", "p2p-Gnutella31.txt.gz", 1},
+    {"p2p-Gnutella31", "p2p-Gnutella31.txt.gz", 1}, /* no RWR reference (size budget) */
+    {"oregon1_010331", "oregon1_010331.txt.gz", 1},
     {"dangling", "ref/dangling.txt", 0},
     {"twocomp", "ref/twocomp.txt", 0},
     {"star", "ref/star.txt", 0},
