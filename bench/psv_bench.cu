@@ -82,6 +82,12 @@ static psv_context *g_ctx = nullptr;
         }                                                                                      \
     } while (0)
 
+static double median(std::vector<double> v) {
+    if (v.empty()) return NAN;
+    std::sort(v.begin(), v.end());
+    const size_t k = v.size();
+    return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
+}
 static double now_s() {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -556,6 +562,7 @@ struct Opts {
     int runs = 50, warmup = 5;
     bool algos = true, reorder = true, flush = true;
     int64_t rwr_max_nnz = 20000000, algo_max_nnz = 600000000;
+    int alg_reps = 1;  // timed calls of each algorithm (median), after a warm-up where one is needed
     uint64_t seed = 20261121;
     std::string json, csv, svg;
     struct Variant {
@@ -1197,7 +1204,7 @@ static void bench_matrix(const std::string &spec, const std::string &kind) {
             PK(psv_pagerank(&rank, &it, PA, damping, tol, maxit));
             const double first = now_s() - t0;
             std::vector<double> tp, tc;
-            for (int rep = 0; rep < 3; ++rep) {
+            for (int rep = 0; rep < O.alg_reps; ++rep) {
                 psv_vector_free(&rank);
                 t0 = now_s();
                 PK(psv_pagerank(&rank, &it, PA, damping, tol, maxit));
@@ -1205,42 +1212,42 @@ static void bench_matrix(const std::string &spec, const std::string &kind) {
             }
             res.pr_it_psv = it;
             std::sort(tp.begin(), tp.end());
-            res.pr_psv = tp[1];
+            res.pr_psv = median(tp);
             {
                 psv_vector *r1 = nullptr;
                 int32_t it1 = 0;
                 std::vector<double> t1;
-                for (int rep = 0; rep < 3; ++rep) {
+                for (int rep = 0; rep < O.alg_reps; ++rep) {
                     t0 = now_s();
                     PK(psv_pagerank(&r1, &it1, PA, damping, tol, 1));
                     t1.push_back(now_s() - t0);
                     psv_vector_free(&r1);
                 }
                 std::sort(t1.begin(), t1.end());
-                res.pr_psv1 = t1[1];
+                res.pr_psv1 = median(t1);
             }
             res.transpose_s = first - res.pr_psv;
             PK(psv_vector_get_device(rank, prk.p, n));
             psv_vector_free(&rank);
-            for (int rep = 0; rep < 4; ++rep) {  // one warm-up
+            for (int rep = 0; rep < O.alg_reps + 1; ++rep) {  // one warm-up
                 CK(cudaStreamSynchronize(g_st));
                 t0 = now_s();
                 res.pr_it_cs = cs_pagerank(AT1, n, inv, r, w, t, wv.d, tv.d, scal, damping, tol, maxit);
                 if (rep) tc.push_back(now_s() - t0);
             }
             std::sort(tc.begin(), tc.end());
-            res.pr_cs = tc[1];
+            res.pr_cs = median(tc);
             rank_diff(n, prk, r, res.pr_l1, res.pr_maxrel);
             {
                 std::vector<double> t1;
-                for (int rep = 0; rep < 3; ++rep) {
+                for (int rep = 0; rep < O.alg_reps; ++rep) {
                     CK(cudaStreamSynchronize(g_st));
                     t0 = now_s();
                     cs_pagerank(AT1, n, inv, r, w, t, wv.d, tv.d, scal, damping, tol, 1);  // r was compared already
                     t1.push_back(now_s() - t0);
                 }
                 std::sort(t1.begin(), t1.end());
-                res.pr_cs1 = t1[1];
+                res.pr_cs1 = median(t1);
             }
             std::printf("PageRank: psv %.4f s (%d it, %.3f ms/it; first call +%.3f s transpose)  cuSPARSE %.4f s (%d it, %.3f ms/it)"
                         "  L1 diff %.2e max rel %.2e\n",
@@ -1250,32 +1257,32 @@ static void bench_matrix(const std::string &spec, const std::string &kind) {
         }
 #ifdef PSV_BENCH_HAVE_HITS
         {
-            const int hits_maxit = 50;
+            const int hits_maxit = 30;
             psv_vector *hb = nullptr, *au = nullptr;
             int32_t it = 0;
             std::vector<double> tp, tc;
-            for (int rep = 0; rep < 3; ++rep) {
+            for (int rep = 0; rep < O.alg_reps; ++rep) {  // A' is cached already: no warm-up
                 psv_vector_free(&hb);
                 psv_vector_free(&au);
                 const double t0 = now_s();
                 PK(psv_hits(&hb, &au, &it, PA, tol, hits_maxit));
-                if (rep) tp.push_back(now_s() - t0);
+                tp.push_back(now_s() - t0);
             }
             res.hits_it_psv = it;
-            res.hits_psv = std::min(tp[0], tp[1]);
+            res.hits_psv = median(tp);
             PK(psv_vector_get_device(au, prk.p, n));
             psv_vector_free(&hb);
             psv_vector_free(&au);
             Dev<float> a[2], h[2];
             for (int k = 0; k < 2; ++k) a[k].alloc(n), h[k].alloc(n);
             int fin = 0;
-            for (int rep = 0; rep < 3; ++rep) {
+            for (int rep = 0; rep < O.alg_reps; ++rep) {  // cuSPARSE warmed up by PageRank
                 CK(cudaStreamSynchronize(g_st));
                 const double t0 = now_s();
                 res.hits_it_cs = cs_hits(A1, AT1, n, a, h, scal, tol, hits_maxit, fin);
-                if (rep) tc.push_back(now_s() - t0);
+                tc.push_back(now_s() - t0);
             }
-            res.hits_cs = std::min(tc[0], tc[1]);
+            res.hits_cs = median(tc);
             double mr = 0;
             rank_diff(n, prk, a[fin], res.hits_l1, mr);
             std::printf("HITS: psv %.4f s (%d it)  cuSPARSE %.4f s (%d it)  authorities L1 diff %.2e\n", res.hits_psv, res.hits_it_psv,
@@ -1648,6 +1655,7 @@ int main(int argc, char **argv) {
         else if (a == "--no-algos") O.algos = false;
         else if (a == "--no-reorder") O.reorder = false;
         else if (a == "--no-flush") O.flush = false;
+        else if (a == "--alg-reps") O.alg_reps = std::max(1, std::atoi(next().c_str()));
         else if (a == "--proto-tw") {  // comma list; 0: L2/16 bytes, -1: one tile; "none": no prototype
             O.proto_tw.clear();
             const std::string l = next();
