@@ -31,6 +31,8 @@ template <class T> struct RtSemiring {
     __device__ __forceinline__ T add(T a, T b) const { return rt_apply<T>(add_op, a, b); }
     __device__ __forceinline__ T mul(T a, T x) const { return rt_apply<T>(mul_op, a, x); }
     __device__ __forceinline__ T identity() const { return id; }
+    using acc_type = T;
+    __device__ __forceinline__ T acc_add(T a, T b) const { return add(a, b); }
 };
 
 // A compile-time semiring as an object (the kernels call s.add / s.mul / s.identity).
@@ -39,11 +41,15 @@ template <class T, psv_op ADD, psv_op MUL> struct CtSemiring {
     __device__ __forceinline__ static T add(T a, T b) { return BinaryOp<ADD, T>::apply(a, b); }
     __device__ __forceinline__ static T mul(T a, T x) { return BinaryOp<MUL, T>::apply(a, x); }
     __device__ __forceinline__ static T identity() { return MonoidIdentity<ADD, T>::value(); }
+    // fp32 plus semirings accumulate a row in double (as the CPU's pattern product does): long
+    // hub rows summed in fp32 can stall power iterations in a limit cycle.
+    using acc_type = typename std::conditional<std::is_same<T, float>::value && ADD == PSV_PLUS, double, T>::type;
+    __device__ __forceinline__ static acc_type acc_add(acc_type a, acc_type b) { return BinaryOp<ADD, acc_type>::apply(a, b); }
 };
 
-template <class S, class T> __device__ __forceinline__ T warp_allreduce_s(const S &s, T v) {
+template <class S, class A> __device__ __forceinline__ A warp_allreduce_s(const S &s, A v) {
 #pragma unroll
-    for (int m = 16; m >= 1; m >>= 1) v = s.add(v, shfl_xor_any(v, m));
+    for (int m = 16; m >= 1; m >>= 1) v = s.acc_add(v, shfl_xor_any(v, m));
     return v;
 }
 
@@ -69,6 +75,7 @@ __global__ void __launch_bounds__(kSpmvThreads)
                           const typename S::value_type *__restrict__ xg, int32_t ncols_tile, int use_smem,
                           const int32_t *__restrict__ row_ids, typename S::value_type *__restrict__ t) {
     using T = typename S::value_type;
+    using Acc = typename S::acc_type;
     extern __shared__ __align__(16) unsigned char smem_raw[];
     const T *x = xg;
     if (use_smem) {
@@ -87,28 +94,28 @@ __global__ void __launch_bounds__(kSpmvThreads)
             for (int32_t q = 0; q < W.height; ++q) {
                 const Index *c = cols + local + (int64_t)q * W.stride;
                 const T *v = vals ? vals + W.entry_begin + (int64_t)q * W.stride : nullptr;
-                T acc = s.identity();
+                Acc acc = (Acc)s.identity();
                 for (int32_t k = lane; k < W.width; k += 32) {
                     const Index ci = c[k];
-                    if (ci != pad) acc = s.add(acc, s.mul(v ? v[k] : T(1), x[ci]));
+                    if (ci != pad) acc = s.acc_add(acc, (Acc)s.mul(v ? v[k] : T(1), x[ci]));
                 }
                 acc = warp_allreduce_s(s, acc);
                 if (lane == 0) {
                     const int32_t row = row_ids[W.row_begin + q];
-                    t[row] = s.add(t[row], acc);
+                    t[row] = s.add(t[row], (T)acc);
                 }
             }
         } else {
             for (int32_t q = lane; q < W.height; q += 32) {
-                T acc = s.identity();
+                Acc acc = (Acc)s.identity();
                 for (int32_t k = 0; k < W.width; ++k) {
                     const int64_t pos = (int64_t)k * W.stride + q;
                     const Index ci = cols[local + pos];
                     if (ci == pad) break;  // a row's padding follows its entries
-                    acc = s.add(acc, s.mul(vals ? vals[W.entry_begin + pos] : T(1), x[ci]));
+                    acc = s.acc_add(acc, (Acc)s.mul(vals ? vals[W.entry_begin + pos] : T(1), x[ci]));
                 }
                 const int32_t row = row_ids[W.row_begin + q];
-                t[row] = s.add(t[row], acc);
+                t[row] = s.add(t[row], (T)acc);
             }
         }
     }
@@ -166,22 +173,23 @@ __global__ void __launch_bounds__(256)
                       const typename S::value_type *__restrict__ vals, const typename S::value_type *__restrict__ u,
                       const uint8_t *__restrict__ up, typename S::value_type *__restrict__ t, uint8_t *__restrict__ tp) {
     using T = typename S::value_type;
+    using Acc = typename S::acc_type;
     const int lane = threadIdx.x & 31;
     const int64_t warps = (int64_t)gridDim.x * (blockDim.x >> 5);
     for (int64_t i = blockIdx.x * (int64_t)(blockDim.x >> 5) + (threadIdx.x >> 5); i < nrows; i += warps) {
         const int64_t b = rp[i], e = rp[i + 1];
-        T acc = s.identity();
+        Acc acc = (Acc)s.identity();
         bool any = false;
         for (int64_t p = b + lane; p < e; p += 32) {
             const int32_t j = col[p];
             if (up && !up[j]) continue;
-            acc = s.add(acc, s.mul(vals ? vals[p] : T(1), u[j]));
+            acc = s.acc_add(acc, (Acc)s.mul(vals ? vals[p] : T(1), u[j]));
             any = true;
         }
         acc = warp_allreduce_s(s, acc);
         any = __any_sync(0xffffffffu, any);
         if (lane == 0) {
-            t[i] = acc;
+            t[i] = (T)acc;
             if (tp) tp[i] = any;
         }
     }
