@@ -505,7 +505,7 @@ PSV_API psv_status psv_pagerank_personalized(psv_vector **rank, int32_t *iterati
  * used on every backend. The paper's single-matrix form -- x = [a; h] <- [0 A'; A 0] x, one
  * product of a 2n x 2n matrix built at each call -- computes both halves from the previous x, so
  * it needs about twice the iterations (1.9x on wiki-Vote and cnr-2000) at about the same cost per
- * iteration: 2x slower in its iterations, 4-5x with its build (CPU backend). The environment
+ * iteration: 2x slower in its iterations, 5-7x with its build (CPU backend). The environment
  * variable PSV_HITS_FORM=stacked forces it (PSV_HITS_FORM=separate the default), for
  * measurements; it then converges when ||x_k - x_{k-2}||_1 <= tolerance (x = [a; h], the
  * iterates two products apart), and agrees with the separate form within the tolerance.

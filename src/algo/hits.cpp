@@ -15,9 +15,10 @@
 // tolerance 1e-6 (tests/algo/bench_algo.c):
 //   wiki-Vote (idle 16-core host, wall): separate 14 iterations 4 ms; stacked 27 iterations
 //     20 ms, 14-16 ms of it building [0 A'; A 0] (+ 1 iteration).
-//   cnr-2000 (shared 2-core host, process CPU seconds): separate 17 iterations 0.25-0.30 s;
-//     stacked 32 iterations 1.13-1.21 s, 0.63-0.69 s of it the build; an iteration costs about
-//     the same in both forms (~16 ms), the stacked form needs 1.9x as many.
+//   cnr-2000 (shared 2-core host, process CPU seconds): separate 16 iterations 0.16-0.17 s;
+//     stacked 32 iterations 1.07-1.12 s, 0.73 s of it the build; the iterations alone 0.34 s
+//     against 0.16 s: an iteration costs about the same in both forms, the stacked form needs
+//     twice as many.
 // The stacked form stays available (PSV_HITS_FORM=stacked, read by psv_hits) for measurements
 // and for a backend where one launch of the larger product would win.
 #include <utility>
