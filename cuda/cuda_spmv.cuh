@@ -216,11 +216,12 @@ template <class S> void run_spmv(CudaBackend &be, const CudaMatrix &M, const Spm
         PSV_CUDA_LAUNCH_CHECK();
         return;
     }
+    // the only allocation comes first: a failure leaves t untouched
+    Buffer xr(&be, M.nvals > 0 ? (size_t)M.ncols * sizeof(T) : 0);
     spmv_init_kernel<S><<<grid_for(n), 256, 0, st>>>(s, n, M.row_ptr.as<int64_t>(), t, a.t_present);
     PSV_CUDA_LAUNCH_CHECK();
     if (M.nvals == 0) return;
     const TcForm &F = M.form;
-    Buffer xr(&be, (size_t)M.ncols * sizeof(T));
     gather_x_kernel<T><<<grid_for(M.ncols), 256, 0, st>>>(M.ncols, F.col_order.as<int32_t>(), u, xr.as<T>());
     PSV_CUDA_LAUNCH_CHECK();
     const size_t optin = be.smem_optin();
