@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 out=${1:-/tmp/psv-fuzz}
 mkdir -p "$out/obj"
 CXX=${CXX_FUZZ:-clang++}
-flags=(-std=c++17 -O1 -g -fno-omit-frame-pointer -I. -fsanitize=fuzzer-no-link,address,undefined
+flags=(-std=c++17 -O1 -gline-tables-only -fno-omit-frame-pointer -I. -fsanitize=fuzzer-no-link,address,undefined
        -fno-sanitize-recover=undefined -Iinclude -Isrc -DPSV_BUILDING_LIBRARY -Wno-unknown-pragmas)
 srcs=$(ls src/core/*.cpp src/cpu/*.cpp src/io/*.cpp src/algo/*.cpp src/api/*.cpp cuda/cuda_unavailable.cpp)
 objs=()
