@@ -6,16 +6,9 @@
 
 namespace psv {
 
-// t = M (+).(second) u over M's pattern, one fp32 vector: the product of PageRank and HITS. On
-// the CPU backend it is the k-vector kernel with k = 1, which sums each row in double: the CPU
-// tile-composite spmv sums rows in fp32, and on graphs with hubs those rounding errors stall the
-// iterations in a limit cycle above common tolerances (PageRank on oregon1_010331: the L1
-// change stuck at 2.3e-6; RWR on cnr-2000 at 1.6e-4). Elsewhere it is Backend::spmv.
+// t = M (+).(second) u over M's pattern, one fp32 vector: the product of PageRank and HITS
+// (both backends sum each row in double: see Semiring::acc_type).
 inline void pattern_product(Backend &be, const MatrixStore &M, const float *u, float *t) {
-    if (be.kind() == PSV_BACKEND_CPU) {
-        be.spmm_pattern(M, 1, u, t);
-        return;
-    }
     SpmvArgs sa;
     sa.A = &M;
     sa.add = PSV_PLUS;

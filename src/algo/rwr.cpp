@@ -45,15 +45,10 @@ RwrGraph rwr_graph(Backend &be, const MatrixStore &A) {
 
 namespace {
 
-// T = S U for k vectors (row-major n x k): the k-vector product for k > 1, so the matrix is read
-// once per iteration for all queries; for k = 1 the single-vector pattern_product (which on the
-// CPU backend is the k-vector kernel too, so batched and single runs compute identical columns
-// there).
+// T = S U for k vectors (row-major n x k): the k-vector product for every k, so the matrix is read
+// once per iteration for all queries and a batch computes exactly the columns of single runs.
 void product(Backend &be, const MatrixStore &S, int32_t k, const float *U, float *T) {
-    if (k == 1)
-        pattern_product(be, S, U, T);
-    else
-        be.spmm_pattern(S, k, U, T);
+    be.spmm_pattern(S, k, U, T);
 }
 
 // R = e_q columns (n x k row-major, zero elsewhere).

@@ -161,6 +161,10 @@ template <class T, psv_op ADD, psv_op MUL> struct Semiring {
     PSV_HD static T identity() { return MonoidIdentity<ADD, T>::value(); }
     // The multiply does not read the matrix value: pattern and valued matrices are alike.
     static constexpr bool ignores_matrix = (MUL == PSV_SECOND || MUL == PSV_PAIR);
+    // fp32 plus semirings sum a row in double (both backends): long hub rows summed in fp32 leave
+    // power iterations in a rounding limit cycle above common tolerances.
+    using acc_type = typename std::conditional<std::is_same<T, float>::value && ADD == PSV_PLUS, double, T>::type;
+    PSV_HD static acc_type acc_add(acc_type a, acc_type b) { return BinaryOp<ADD, acc_type>::apply(a, b); }
 };
 
 // ---- runtime -> compile-time dispatch --------------------------------------------------------

@@ -121,19 +121,20 @@ template <class S>
 void spmv_csr(const CsrHost &A, const typename S::value_type *u, const uint8_t *up,
               typename S::value_type *t, uint8_t *tp) {
     using T = typename S::value_type;
+    using Acc = typename S::acc_type;
     const T *av = A.pattern || S::ignores_matrix ? nullptr : reinterpret_cast<const T *>(A.values.data());
 #pragma omp parallel for schedule(dynamic, 256)
     for (int64_t i = 0; i < A.nrows; ++i) {
-        T acc = S::identity();
+        Acc acc = (Acc)S::identity();
         bool any = false;
         for (int64_t e = A.row_ptr[i]; e < A.row_ptr[i + 1]; ++e) {
             const int32_t j = A.col[e];
             if (up && !up[j]) continue;
             const T a = av ? av[e] : T(1);
-            acc = S::add(acc, S::mul(a, u[j]));
+            acc = S::acc_add(acc, (Acc)S::mul(a, u[j]));
             any = true;
         }
-        t[i] = acc;
+        t[i] = (T)acc;
         if (tp) tp[i] = any;
     }
 }
@@ -142,6 +143,7 @@ template <class S, class Index>
 void run_workloads(const TileComposite &F, const Tile &tile, const Index *cols,
                    const typename S::value_type *xr, typename S::value_type *t) {
     using T = typename S::value_type;
+    using Acc = typename S::acc_type;
     const T *vals = F.pattern || S::ignores_matrix ? nullptr : reinterpret_cast<const T *>(F.values.data());
     const Index pad = (Index)~Index(0);
 #pragma omp parallel for schedule(dynamic, 16)
@@ -149,16 +151,16 @@ void run_workloads(const TileComposite &F, const Tile &tile, const Index *cols,
         const Workload &W = F.workloads[wi];
         const int64_t local = W.entry_begin - tile.entry_begin;
         for (int32_t q = 0; q < W.height; ++q) {
-            T acc = S::identity();
+            Acc acc = (Acc)S::identity();
             for (int32_t k = 0; k < W.width; ++k) {
                 const int64_t pos = W.layout == kRowMajor ? (int64_t)q * W.stride + k : (int64_t)k * W.stride + q;
                 const Index c = cols[local + pos];
                 if (c == pad) break;  // a row's padding follows its entries
                 const T a = vals ? vals[W.entry_begin + pos] : T(1);
-                acc = S::add(acc, S::mul(a, xr[c]));
+                acc = S::acc_add(acc, (Acc)S::mul(a, xr[c]));
             }
             const int32_t row = F.row_ids[W.row_begin + q];
-            t[row] = S::add(t[row], acc);
+            t[row] = S::add(t[row], (T)acc);
         }
     }
 }
