@@ -11,6 +11,9 @@
 //   --contrast (mark the following matrices as non-power-law)  --powerlaw (back)
 //   --variant tw=N,maxt=M,wl=W,kernel=tc|coo|csr   (repeatable) also time psv with these format
 //                              options (tile width, max dense tiles, workload size, kernel)
+//   --proto-tw LIST            tile widths of the bench-side prototype (not psv): 0 = L2/16 bytes,
+//                              -1 = one tile, "none" = skip (default "0,-1")
+//   --alg-reps R (1)           timed calls per algorithm (PageRank, HITS)
 //
 // Timing: CUDA events on psv's own stream (psv::cuda::stream_of), median of R runs after W
 // warm-ups; before every timed run the L2 is flushed (a memset of 2x L2 outside the events) and
