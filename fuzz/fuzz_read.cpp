@@ -27,7 +27,7 @@ bool write_file(const uint8_t *data, size_t size) {
     }
     return gzclose(g) == Z_OK;
 #else
-    const bool ok = std::fwrite(data, 1, size, f) == size;
+    const bool ok = size == 0 || std::fwrite(data, 1, size, f) == size;  // fwrite(NULL, ...) is UB
     return std::fclose(f) == 0 && ok;
 #endif
 }
