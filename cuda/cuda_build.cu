@@ -279,7 +279,7 @@ __global__ void coo_chunk_kernel(int64_t nchunks, int64_t chunk_off, int64_t tb,
     }
 }
 
-// ---- the autotuner with the CPU's arithmetic, over run-length encoded lengths --------------
+// ---- run-length encoded row lengths for the shared autotuner (core/format.hpp) --------------
 
 struct Runs {
     const int64_t *len;  // length of each run (descending)
@@ -292,54 +292,6 @@ struct Runs {
         return len[cur];
     }
 };
-
-// model_tile_time of tile_composite.cpp, statement for statement.
-double model_tile_time_runs(const Runs &lengths, int64_t nrows, int64_t wl, const PerfModel &m) {
-    auto cost = m.workload_cost ? m.workload_cost : default_workload_cost;
-    const int64_t maw = std::max<int64_t>(1, m.max_active_warps);
-    double total = 0, perf_sum = 0, size_sum = 0;
-    int64_t count = 0, j = 0;
-    auto flush = [&] {
-        if (count) total += size_sum / (perf_sum / (double)count);
-        perf_sum = size_sum = 0;
-        count = 0;
-    };
-    for (int64_t i = 0; i < nrows; ++j) {
-        int64_t w = std::max<int64_t>(1, lengths[i]);
-        int64_t h = std::min(workload_height(w, wl), nrows - i);
-        int32_t layout = w >= h ? kRowMajor : kColMajor;
-        double area = (double)w * (double)h;
-        perf_sum += area / cost((int32_t)std::min<int64_t>(w, INT32_MAX),
-                                (int32_t)std::min<int64_t>(h, INT32_MAX), layout);
-        size_sum += area;
-        ++count;
-        if (count == maw) flush();
-        i += h;
-    }
-    flush();
-    return total;
-}
-
-// choose_workload_size of tile_composite.cpp, statement for statement.
-int64_t choose_workload_size_runs(const Runs &lengths, int64_t nrows, int64_t tile_nnz, const PerfModel &m) {
-    if (nrows == 0) return 1;
-    const int64_t low = std::max<int64_t>(1, lengths[0]);
-    const int64_t up = tile_nnz / std::max<int64_t>(1, m.max_active_warps);
-    if (up <= low) return low;
-    int64_t best = low;
-    double best_time = INFINITY;
-    int64_t k = 1;
-    for (int evaluated = 0; k * low <= up; ++evaluated) {
-        int64_t wl = k * low;
-        double t = model_tile_time_runs(lengths, nrows, wl, m);
-        if (t < best_time) {
-            best_time = t;
-            best = wl;
-        }
-        k = evaluated < 64 ? k + 1 : std::max(k + 1, (k * 5) / 4);
-    }
-    return best;
-}
 
 template <class F> void launch(CudaBackend &, int64_t n, F &&f) {
     if (n <= 0) return;
@@ -566,7 +518,7 @@ void build_form(CudaBackend &be, CudaMatrix &M, int64_t tw, int64_t max_tiles, i
             ++ri;
         }
         Runs runs{rl.data(), re.data(), (int64_t)rl.size()};
-        T.workload_size = workload_size > 0 ? workload_size : choose_workload_size_runs(runs, nr, T.nvals, model);
+        T.workload_size = workload_size > 0 ? workload_size : choose_workload_size(runs, nr, T.nvals, model);
         if (T.is_sparse && T.nvals == 0) continue;
         T.entry_begin = slots;
         T.row_begin = rows;

@@ -18,6 +18,8 @@
 //    semiring is served.
 //  - tile-local column indices are 16 bits when the tile spans fewer than 65535 columns, else 32.
 #pragma once
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -102,13 +104,6 @@ struct PerfModel {
 };
 double default_workload_cost(int32_t w, int32_t h, int32_t layout);
 
-// Algorithm 3: predicted time of a tile whose ranked row lengths are `lengths` (descending),
-// partitioned with workload size wl.
-double model_tile_time(const int64_t *lengths, int64_t nrows, int64_t wl, const PerfModel &m);
-// Algorithm 2: the workload size the model predicts fastest for a tile.
-int64_t choose_workload_size(const int64_t *lengths, int64_t nrows, int64_t tile_nnz,
-                             const PerfModel &m);
-
 // The number of rows h of the workload that starts with a row of length w.
 inline int64_t workload_height(int64_t w, int64_t wl) {
     if (w <= 0) w = 1;
@@ -116,6 +111,60 @@ inline int64_t workload_height(int64_t w, int64_t wl) {
     return h < 1 ? 1 : h;
 }
 inline int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+
+// Algorithm 3: predicted time of a tile whose ranked row lengths (descending) are
+// lengths[0 .. nrows), partitioned with workload size wl. Lengths is anything indexable: a
+// pointer, or the CUDA builder's run-length encoded lengths, so both builders share this code.
+template <class Lengths>
+inline double model_tile_time(const Lengths &lengths, int64_t nrows, int64_t wl, const PerfModel &m) {
+    auto cost = m.workload_cost ? m.workload_cost : default_workload_cost;
+    const int64_t maw = std::max<int64_t>(1, m.max_active_warps);
+    double total = 0, perf_sum = 0, size_sum = 0;
+    int64_t count = 0, j = 0;
+    auto flush = [&] {
+        if (count) total += size_sum / (perf_sum / (double)count);
+        perf_sum = size_sum = 0;
+        count = 0;
+    };
+    for (int64_t i = 0; i < nrows; ++j) {
+        int64_t w = std::max<int64_t>(1, lengths[i]);
+        int64_t h = std::min(workload_height(w, wl), nrows - i);
+        int32_t layout = w >= h ? kRowMajor : kColMajor;
+        double area = (double)w * (double)h;
+        perf_sum += area / cost((int32_t)std::min<int64_t>(w, INT32_MAX),
+                                (int32_t)std::min<int64_t>(h, INT32_MAX), layout);
+        size_sum += area;
+        ++count;
+        if (count == maw) flush();
+        i += h;
+    }
+    flush();
+    return total;
+}
+
+// Algorithm 2: the workload size the model predicts fastest for a tile.
+template <class Lengths>
+inline int64_t choose_workload_size(const Lengths &lengths, int64_t nrows, int64_t tile_nnz, const PerfModel &m) {
+    if (nrows == 0) return 1;
+    const int64_t low = std::max<int64_t>(1, lengths[0]);
+    const int64_t up = tile_nnz / std::max<int64_t>(1, m.max_active_warps);
+    if (up <= low) return low;
+    // Candidates are multiples of the first row's length (Algorithm 2). The paper steps by one
+    // multiple; past 64 candidates we step geometrically to bound the search.
+    int64_t best = low;
+    double best_time = INFINITY;
+    int64_t k = 1;
+    for (int evaluated = 0; k * low <= up; ++evaluated) {
+        int64_t wl = k * low;
+        double t = model_tile_time(lengths, nrows, wl, m);
+        if (t < best_time) {
+            best_time = t;
+            best = wl;
+        }
+        k = evaluated < 64 ? k + 1 : std::max(k + 1, (k * 5) / 4);
+    }
+    return best;
+}
 
 // Algorithm 1 on ranked column lengths: the number of dense tiles.
 int32_t count_dense_tiles(const int64_t *ranked_col_lengths, int64_t ncols, int64_t tile_width,

@@ -31,55 +31,6 @@ double default_workload_cost(int32_t w, int32_t h, int32_t layout) {
     return start + iters;
 }
 
-double model_tile_time(const int64_t *lengths, int64_t nrows, int64_t wl, const PerfModel &m) {
-    auto cost = m.workload_cost ? m.workload_cost : default_workload_cost;
-    const int64_t maw = std::max<int64_t>(1, m.max_active_warps);
-    double total = 0, perf_sum = 0, size_sum = 0;
-    int64_t count = 0, j = 0;
-    auto flush = [&] {
-        if (count) total += size_sum / (perf_sum / (double)count);
-        perf_sum = size_sum = 0;
-        count = 0;
-    };
-    for (int64_t i = 0; i < nrows; ++j) {
-        int64_t w = std::max<int64_t>(1, lengths[i]);
-        int64_t h = std::min(workload_height(w, wl), nrows - i);
-        int32_t layout = w >= h ? kRowMajor : kColMajor;
-        double area = (double)w * (double)h;
-        perf_sum += area / cost((int32_t)std::min<int64_t>(w, INT32_MAX),
-                                (int32_t)std::min<int64_t>(h, INT32_MAX), layout);
-        size_sum += area;
-        ++count;
-        if (count == maw) flush();
-        i += h;
-    }
-    flush();
-    return total;
-}
-
-int64_t choose_workload_size(const int64_t *lengths, int64_t nrows, int64_t tile_nnz,
-                             const PerfModel &m) {
-    if (nrows == 0) return 1;
-    const int64_t low = std::max<int64_t>(1, lengths[0]);
-    const int64_t up = tile_nnz / std::max<int64_t>(1, m.max_active_warps);
-    if (up <= low) return low;
-    // Candidates are multiples of the first row's length (Algorithm 2). The paper steps by one
-    // multiple; past 64 candidates we step geometrically to bound the search.
-    int64_t best = low;
-    double best_time = INFINITY;
-    int64_t k = 1;
-    for (int evaluated = 0; k * low <= up; ++evaluated) {
-        int64_t wl = k * low;
-        double t = model_tile_time(lengths, nrows, wl, m);
-        if (t < best_time) {
-            best_time = t;
-            best = wl;
-        }
-        k = evaluated < 64 ? k + 1 : std::max(k + 1, (k * 5) / 4);
-    }
-    return best;
-}
-
 int32_t count_dense_tiles(const int64_t *ranked_col_lengths, int64_t ncols, int64_t tile_width,
                           int64_t max_tiles) {
     int64_t limit = ncols / tile_width;
