@@ -90,8 +90,15 @@ struct TileParts {
     Tile tile;
     std::vector<Workload> workloads;  // entry_begin / row_begin local to the tile
     std::vector<int32_t> row_ids;
-    std::vector<uint32_t> cols;       // local columns (PAD = kPad32), narrowed later
+    std::vector<uint16_t> cols16;     // local columns of a 16-bit tile (PAD = kPad16)
+    std::vector<uint32_t> cols32;     // ... of a 32-bit tile (PAD = kPad32)
     std::vector<uint8_t> values;
+};
+
+// The rows of one tile as runs of its bucket: row, first bucket position, length.
+struct Segments {
+    std::vector<int32_t> row;
+    std::vector<int64_t> start, len;
 };
 
 }  // namespace
@@ -128,25 +135,56 @@ TileComposite build_tile_composite(const CsrHost &A, int64_t tile_width, int64_t
         return r < dense_cols ? (int32_t)(r / tile_width) : F.dense_tiles;
     };
 
-    // 3. entries bucketed by tile, rows ascending, ranks ascending within a row
+    // 3. entries bucketed by tile (rows ascending, ranks ascending within a row), each holding its
+    //    tile-local column at the tile's index width, plus each tile's row segments. The buckets
+    //    of 16-bit tiles take 2 bytes an entry: a pattern costs 2-4 bytes an entry here.
     std::vector<int64_t> tile_count((size_t)ntiles_all + 1, 0);
     for (int64_t e = 0; e < nnz; ++e) tile_count[(size_t)tile_of_rank(rank_of[A.col[e]]) + 1]++;
     for (int32_t t = 0; t < ntiles_all; ++t) tile_count[t + 1] += tile_count[t];
-    std::vector<int32_t> b_row((size_t)nnz), b_rank((size_t)nnz);
+    auto tile_cols = [&](int32_t t, int64_t &cb, int64_t &ce) {
+        cb = t < F.dense_tiles ? (int64_t)t * tile_width : dense_cols;
+        ce = t < F.dense_tiles ? cb + tile_width : A.ncols;
+    };
+    std::vector<int32_t> bits((size_t)ntiles_all);
+    std::vector<int64_t> bucket((size_t)ntiles_all), col_begin((size_t)ntiles_all);
+    int64_t n16 = 0, n32 = 0;
+    for (int32_t t = 0; t < ntiles_all; ++t) {
+        int64_t cb, ce;
+        tile_cols(t, cb, ce);
+        col_begin[t] = cb;
+        bits[t] = (ce - cb) < 65535 ? 16 : 32;
+        int64_t &n = bits[t] == 16 ? n16 : n32;
+        bucket[t] = n;
+        n += tile_count[t + 1] - tile_count[t];
+    }
+    std::vector<uint16_t> b16((size_t)n16);
+    std::vector<uint32_t> b32((size_t)n32);
     std::vector<int64_t> b_src(vs ? (size_t)nnz : 0);  // value positions: not needed for a pattern
+    std::vector<Segments> segs((size_t)ntiles_all);
     {
-        std::vector<int64_t> next(tile_count.begin(), tile_count.end() - 1);
+        std::vector<int64_t> next((size_t)ntiles_all, 0);
         std::vector<std::pair<int32_t, int64_t>> row_entries;  // (rank, source entry)
         for (int64_t i = 0; i < A.nrows; ++i) {
             row_entries.clear();
             for (int64_t e = A.row_ptr[i]; e < A.row_ptr[i + 1]; ++e)
                 row_entries.emplace_back(rank_of[A.col[e]], e);
             std::sort(row_entries.begin(), row_entries.end());
+            int32_t prev = -1;
             for (auto &re : row_entries) {
-                int64_t d = next[tile_of_rank(re.first)]++;
-                b_row[d] = (int32_t)i;
-                b_rank[d] = re.first;
-                if (vs) b_src[d] = re.second;
+                const int32_t t = tile_of_rank(re.first);
+                const int64_t k = next[t]++;
+                Segments &S = segs[t];
+                if (t != prev) {  // a row's entries of one tile are consecutive: one segment
+                    S.row.push_back((int32_t)i);
+                    S.start.push_back(k);
+                    S.len.push_back(0);
+                    prev = t;
+                }
+                S.len.back()++;
+                const int64_t local = re.first - col_begin[t];
+                if (bits[t] == 16) b16[bucket[t] + k] = (uint16_t)local;
+                else b32[bucket[t] + k] = (uint32_t)local;
+                if (vs) b_src[tile_count[t] + k] = re.second;
             }
         }
     }
@@ -160,80 +198,81 @@ TileComposite build_tile_composite(const CsrHost &A, int64_t tile_width, int64_t
     for (int32_t t = 0; t < ntiles_all; ++t) {
       try {
         TileParts &P = parts[t];
-        const int64_t eb = tile_count[t], ee = tile_count[t + 1];
-        const int64_t cb = t < F.dense_tiles ? (int64_t)t * tile_width : dense_cols;
-        const int64_t ce = t < F.dense_tiles ? cb + tile_width : A.ncols;
+        Segments &S = segs[t];
+        int64_t cb, ce;
+        tile_cols(t, cb, ce);
         P.tile.col_begin = cb;
         P.tile.col_end = ce;
-        P.tile.nvals = ee - eb;
+        P.tile.nvals = tile_count[t + 1] - tile_count[t];
         P.tile.is_sparse = t == F.dense_tiles;
-        P.tile.index_bits = (ce - cb) < 65535 ? 16 : 32;
-        // row segments of the tile
-        std::vector<int32_t> seg_row;
-        std::vector<int64_t> seg_start, seg_len;
-        for (int64_t e = eb; e < ee;) {
-            int64_t s = e;
-            while (e < ee && b_row[e] == b_row[s]) ++e;
-            seg_row.push_back(b_row[s]);
-            seg_start.push_back(s);
-            seg_len.push_back(e - s);
-        }
-        std::vector<int32_t> order = rank_by_length(seg_len);
+        P.tile.index_bits = bits[t];
+        std::vector<int32_t> order = rank_by_length(S.len);
         const int64_t nr = (int64_t)order.size();
         std::vector<int64_t> lengths((size_t)nr);
-        for (int64_t r = 0; r < nr; ++r) lengths[r] = seg_len[order[r]];
+        for (int64_t r = 0; r < nr; ++r) lengths[r] = S.len[order[r]];
         P.tile.row_count = nr;
         P.tile.workload_size = workload_size > 0 ? workload_size
                                                  : choose_workload_size(lengths.data(), nr, P.tile.nvals, model);
         P.row_ids.resize((size_t)nr);
-        for (int64_t r = 0; r < nr; ++r) P.row_ids[r] = seg_row[order[r]];
-        int64_t slot = 0;
+        for (int64_t r = 0; r < nr; ++r) P.row_ids[r] = S.row[order[r]];
+        // workload shapes first, so the padded storage is allocated once
+        int64_t slots = 0;
         for (int64_t r = 0; r < nr;) {
             Workload W;
-            int64_t w = std::max<int64_t>(1, lengths[r]);
-            int64_t h = std::min(workload_height(w, P.tile.workload_size), nr - r);
-            W.entry_begin = slot;
+            const int64_t w = std::max<int64_t>(1, lengths[r]);
+            const int64_t h = std::min(workload_height(w, P.tile.workload_size), nr - r);
+            W.entry_begin = slots;
             W.row_begin = r;
             W.height = (int32_t)h;
             W.width = (int32_t)w;
             W.layout = w >= h ? kRowMajor : kColMajor;
             W.stride = (int32_t)round_up(W.layout == kRowMajor ? w : h, kWarpSize);
-            const int64_t area = (int64_t)W.stride * (W.layout == kRowMajor ? h : w);
-            P.cols.resize((size_t)(slot + area), kPad32);
-            if (vs) P.values.resize((size_t)(slot + area) * vs, 0);
-            for (int64_t q = 0; q < h; ++q) {
-                const int32_t sg = order[r + q];
-                for (int64_t k = 0; k < seg_len[sg]; ++k) {
-                    int64_t pos = slot + (W.layout == kRowMajor ? q * W.stride + k : k * W.stride + q);
-                    int64_t src = seg_start[sg] + k;
-                    P.cols[pos] = (uint32_t)(b_rank[src] - cb);
-                    if (vs) std::memcpy(&P.values[pos * vs], &A.values[b_src[src] * vs], vs);
-                }
-            }
-            slot += area;
+            slots += (int64_t)W.stride * (W.layout == kRowMajor ? h : w);
             P.workloads.push_back(W);
             r += h;
         }
+        if (bits[t] == 16) P.cols16.assign((size_t)slots, kPad16);
+        else P.cols32.assign((size_t)slots, kPad32);
+        if (vs) P.values.assign((size_t)slots * vs, 0);
+        const int64_t bb = bucket[t], vb = tile_count[t];
+        for (const Workload &W : P.workloads) {
+            for (int64_t q = 0; q < W.height; ++q) {
+                const int32_t sg = order[W.row_begin + q];
+                for (int64_t k = 0; k < S.len[sg]; ++k) {
+                    const int64_t pos = W.entry_begin + (W.layout == kRowMajor ? q * W.stride + k : k * W.stride + q);
+                    const int64_t src = S.start[sg] + k;
+                    if (bits[t] == 16) P.cols16[pos] = b16[bb + src];
+                    else P.cols32[pos] = b32[bb + src];
+                    if (vs) std::memcpy(&P.values[pos * vs], &A.values[b_src[vb + src] * vs], vs);
+                }
+            }
+        }
+        S = Segments();
       } catch (...) {
 #pragma omp critical(psv_tile_parts_failure)
         if (!failure) failure = std::current_exception();
       }
     }
     if (failure) std::rethrow_exception(failure);
+    std::vector<uint16_t>().swap(b16);
+    std::vector<uint32_t>().swap(b32);
+    std::vector<int64_t>().swap(b_src);
 
     // 5. concatenate (the sparse tile only if it holds entries)
-    int64_t slots = 0, rows = 0, wls = 0, n16 = 0, n32 = 0;
+    int64_t slots = 0, rows = 0, wls = 0;
+    n16 = n32 = 0;
     for (int32_t t = 0; t < ntiles_all; ++t) {
         TileParts &P = parts[t];
         if (P.tile.is_sparse && P.tile.nvals == 0) continue;
         Tile T = P.tile;
         T.entry_begin = slots;
-        T.entry_end = slots + (int64_t)P.cols.size();
+        const int64_t tile_slots = (int64_t)(T.index_bits == 16 ? P.cols16.size() : P.cols32.size());
+        T.entry_end = slots + tile_slots;
         T.row_begin = rows;
         T.wl_begin = wls;
         T.wl_end = wls + (int64_t)P.workloads.size();
         T.index_offset = T.index_bits == 16 ? n16 : n32;
-        (T.index_bits == 16 ? n16 : n32) += (int64_t)P.cols.size();
+        (T.index_bits == 16 ? n16 : n32) += tile_slots;
         slots = T.entry_end;
         rows += T.row_count;
         wls = T.wl_end;
@@ -255,14 +294,10 @@ TileComposite build_tile_composite(const CsrHost &A, int64_t tile_width, int64_t
             F.workloads.push_back(W);
         }
         F.row_ids.insert(F.row_ids.end(), P.row_ids.begin(), P.row_ids.end());
-        if (T.index_bits == 16) {
-            for (uint32_t c : P.cols) F.col16.push_back(c == kPad32 ? kPad16 : (uint16_t)c);
-        } else {
-            F.col32.insert(F.col32.end(), P.cols.begin(), P.cols.end());
-        }
+        F.col16.insert(F.col16.end(), P.cols16.begin(), P.cols16.end());
+        F.col32.insert(F.col32.end(), P.cols32.begin(), P.cols32.end());
         F.values.insert(F.values.end(), P.values.begin(), P.values.end());
-        std::vector<uint32_t>().swap(P.cols);
-        std::vector<uint8_t>().swap(P.values);
+        P = TileParts();  // release as we go: the copy never holds two whole forms
     }
     return F;
 }
