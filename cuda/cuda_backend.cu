@@ -7,6 +7,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "core/assign.hpp"
 #include "cuda/cuda_backend.cuh"
 #include "cuda/cuda_internal.hpp"
 #include "cuda/cuda_reduce.cuh"
@@ -553,44 +554,17 @@ int64_t CudaBackend::count_present(int64_t n, const uint8_t *p) {
     return (int64_t)c;
 }
 
-__device__ __forceinline__ bool mask_value_d(const void *mask, psv_type mt, int64_t i) {
-    switch (mt) {
-    case PSV_BOOL: return static_cast<const uint8_t *>(mask)[i] != 0;
-    case PSV_INT32: return static_cast<const int32_t *>(mask)[i] != 0;
-    case PSV_INT64: return static_cast<const int64_t *>(mask)[i] != 0;
-    case PSV_FP32: return static_cast<const float *>(mask)[i] != 0;
-    default: return static_cast<const double *>(mask)[i] != 0;
-    }
-}
+template <class T> struct RuntimeAccum {
+    psv_op op;
+    __host__ __device__ T operator()(T x, T y) const { return rt_apply<T>(op, x, y); }
+};
 
 template <class T> __global__ void assign_kernel(AssignArgs a) {
     T *w = static_cast<T *>(a.w);
     const T *t = static_cast<const T *>(a.t);
-    const bool accum = a.accum != PSV_NOOP;
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < a.n; i += (int64_t)gridDim.x * blockDim.x) {
-        bool m = true;
-        if (a.mask) {
-            const bool mp = !a.mask_present || a.mask_present[i];
-            m = mp && (a.structure || mask_value_d(a.mask, a.mask_type, i));
-            if (a.complement) m = !m;
-        } else if (a.complement) {
-            m = false;  // the complement of "no mask" allows nothing
-        }
-        const bool wp = !a.w_present_in || a.w_present_in[i];
-        const bool tp = !a.t_present || a.t_present[i];
-        if (!m) {
-            a.w_present[i] = a.replace ? 0 : wp;
-            continue;
-        }
-        if (accum) {
-            if (wp && tp) w[i] = rt_apply<T>(a.accum, w[i], t[i]);
-            else if (tp) w[i] = t[i];
-            a.w_present[i] = wp || tp;
-        } else {
-            if (tp) w[i] = t[i];
-            a.w_present[i] = tp;
-        }
-    }
+    const RuntimeAccum<T> accum{a.accum};
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < a.n; i += (int64_t)gridDim.x * blockDim.x)
+        assign_entry(a, i, w, t, accum);
 }
 
 void CudaBackend::assign(const AssignArgs &a) {

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <new>
 
+#include "core/assign.hpp"
 #include "cpu/cpu_backend.hpp"
 
 namespace psv {
@@ -203,54 +204,23 @@ void CpuBackend::spmv(const SpmvArgs &a) {
     });
 }
 
-// A mask entry's truth: present, and (value mask) nonzero.
-inline bool mask_value(const void *mask, psv_type mt, int64_t i) {
-    switch (mt) {
-    case PSV_BOOL: return static_cast<const uint8_t *>(mask)[i] != 0;
-    case PSV_INT32: return static_cast<const int32_t *>(mask)[i] != 0;
-    case PSV_INT64: return static_cast<const int64_t *>(mask)[i] != 0;
-    case PSV_FP32: return static_cast<const float *>(mask)[i] != 0;
-    default: return static_cast<const double *>(mask)[i] != 0;
-    }
-}
+template <class Op> struct CompiledAccum {
+    template <class T> T operator()(T x, T y) const { return Op::apply(x, y); }
+};
 
 void CpuBackend::assign(const AssignArgs &a) {
     dispatch_type(a.type, [&](auto tag) {
         using T = typename decltype(tag)::type;
-        auto body = [&](auto accum_op, bool has_accum) {
-            using Op = decltype(accum_op);
+        auto body = [&](auto accum) {
             T *w = static_cast<T *>(a.w);
             const T *t = static_cast<const T *>(a.t);
 #pragma omp parallel for schedule(static)
-            for (int64_t i = 0; i < a.n; ++i) {
-                bool m = true;
-                if (a.mask) {
-                    const bool mp = !a.mask_present || a.mask_present[i];
-                    m = mp && (a.structure || mask_value(a.mask, a.mask_type, i));
-                    if (a.complement) m = !m;
-                } else if (a.complement) {
-                    m = false;  // the complement of "no mask" allows nothing
-                }
-                const bool wp = !a.w_present_in || a.w_present_in[i];
-                const bool tp = !a.t_present || a.t_present[i];
-                if (!m) {
-                    a.w_present[i] = a.replace ? 0 : wp;
-                    continue;
-                }
-                if (has_accum) {
-                    if (wp && tp) w[i] = Op::apply(w[i], t[i]);
-                    else if (tp) w[i] = t[i];
-                    a.w_present[i] = wp || tp;
-                } else {
-                    if (tp) w[i] = t[i];
-                    a.w_present[i] = tp;
-                }
-            }
+            for (int64_t i = 0; i < a.n; ++i) assign_entry(a, i, w, t, accum);
         };
         if (a.accum == PSV_NOOP)
-            body(BinaryOp<PSV_FIRST, T>{}, false);
+            body(CompiledAccum<BinaryOp<PSV_FIRST, T>>{});  // never called without an accumulator
         else
-            dispatch_binary_op<T>(a.accum, [&](auto op) { body(op, true); });
+            dispatch_binary_op<T>(a.accum, [&](auto op) { body(CompiledAccum<decltype(op)>{}); });
     });
 }
 
