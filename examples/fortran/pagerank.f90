@@ -1,21 +1,23 @@
 ! pagerank.f90 -- PageRank of a graph file with psv, from Fortran.
-!   pagerank GRAPH [TOP]     GRAPH: Matrix Market or SNAP edge list, plain or .gz
+!   pagerank GRAPH [TOP [BACKEND]]   GRAPH: Matrix Market or SNAP edge list, plain or .gz
+!                                    BACKEND: cpu (default), cuda or auto
 ! Prints the TOP (default 5) ranked vertices (0-based ids, as in the file). Exits 1 on error
-! or if the ranks do not sum to 1.
+! or if the ranks do not sum to 1, and 77 (a test harness's "skipped") when the backend asked
+! for does not exist on this machine.
 program pagerank
   use, intrinsic :: iso_c_binding
   use psv
   implicit none
   type(c_ptr) :: ctx = c_null_ptr, A = c_null_ptr, rank = c_null_ptr
   character(len=4096) :: path, arg
-  integer(c_int32_t) :: status, iterations
+  integer(c_int32_t) :: status, iterations, backend
   integer(c_int64_t) :: n, nvals
   real(c_float), allocatable :: r(:)
   integer :: top, k
   integer, allocatable :: order(:)
 
   if (command_argument_count() < 1) then
-    write (*, '(a)') "usage: pagerank GRAPH [TOP]"
+    write (*, '(a)') "usage: pagerank GRAPH [TOP [cpu|cuda|auto]]"
     stop 2
   end if
   call get_command_argument(1, path)
@@ -25,7 +27,25 @@ program pagerank
     read (arg, *) top
   end if
 
-  call psv_check(ctx, psv_context_create(PSV_BACKEND_CPU, 0, ctx), "psv_context_create")
+  backend = PSV_BACKEND_CPU
+  if (command_argument_count() >= 3) then
+    call get_command_argument(3, arg)
+    select case (trim(arg))
+    case ("cpu");  backend = PSV_BACKEND_CPU
+    case ("cuda"); backend = PSV_BACKEND_CUDA
+    case ("auto"); backend = PSV_BACKEND_AUTO
+    case default
+      write (*, '(a)') "unknown backend " // trim(arg) // " (cpu, cuda or auto)"
+      stop 2
+    end select
+  end if
+
+  status = psv_context_create(backend, 0, ctx)
+  if (status == PSV_ERROR_BACKEND_UNAVAILABLE) then
+    write (*, '(a)') "backend " // trim(arg) // " unavailable here: " // psv_last_error(ctx)
+    stop 77
+  end if
+  call psv_check(ctx, status, "psv_context_create")
   call psv_check(ctx, psv_read(ctx, path, A), "psv_read(" // trim(path) // ")")
   call psv_check(ctx, psv_matrix_nrows(A, n), "psv_matrix_nrows")
   call psv_check(ctx, psv_matrix_nvals(A, nvals), "psv_matrix_nvals")

@@ -7,13 +7,18 @@
 # 3. compute-sanitizer memcheck and racecheck over the GPU tests (PSV_GPU_TEST_SMALL=1 shrinks
 #    the inputs)
 # 4. the informational R-MAT timing harness (tests/gpu/bench_gpu_rmat, scale $SCALE, default 22)
-# and prints a short table last (the order: build, gpu, bench, sanitizer, cpu). STEPS="build gpu cpu sanitizer bench" selects steps.
+# 5. examples: the C PageRank example (AUTO backend), and the Fortran and Rust PageRank examples
+#    on the CUDA backend: built by meson here when gfortran/cargo exist, else taken prebuilt from
+#    $PSV_BINDINGS_BIN (pagerank_fortran, pagerank_rust, lib/ for their runtime libraries)
+# and prints a short table last (the order: build, gpu, examples, bench, sanitizer, cpu).
+# STEPS="build gpu examples bench sanitizer cpu" selects steps; MESON_ARGS adds configure options
+# (e.g. -Dbench=enabled to build bench/psv_bench in the same tree).
 set -u
 cd "$(dirname "$0")/../.."
 LOGS=${LOGS:-/tmp/psv-gpu-logs}
 BUILD=${BUILD:-/tmp/psv-build-gpu}
 SCALE=${SCALE:-22}
-STEPS=${STEPS:-"build gpu bench sanitizer cpu"}
+STEPS=${STEPS:-"build gpu examples bench sanitizer cpu"}
 DEADLINE=${DEADLINE:-100000}  # seconds: later steps are skipped once this much time has passed
 START=$(date +%s)
 mkdir -p "$LOGS"
@@ -34,7 +39,8 @@ add "device | ${gpu:-none}"
 if has build; then
   t0=$(now)
   if [ ! -f "$BUILD/build.ninja" ]; then
-    $MESON setup "$BUILD" -Dbuildtype=release -Dcuda=enabled -Dfortran=disabled -Drust=disabled -Dbench=disabled \
+    # shellcheck disable=SC2086
+    $MESON setup "$BUILD" -Dbuildtype=release -Dcuda=enabled -Dfortran=auto -Drust=auto -Dbench=disabled ${MESON_ARGS:-} \
       >"$LOGS/setup.log" 2>&1 || { tail -30 "$LOGS/setup.log"; echo "meson setup failed"; exit 1; }
   fi
   # -k 0: a target broken elsewhere in the tree does not stop the rest
@@ -50,6 +56,27 @@ suite() {  # name
   add "meson test --suite $1 | $line($(since $t0) s)"
 }
 has gpu && suite gpu 1
+
+if has examples; then
+  graph=tests/data/email-Eu-core.txt.gz
+  run_example() {  # label, command...
+    local label=$1; shift
+    local t0=$(now)
+    "$@" >"$LOGS/example-$label.log" 2>&1
+    local rc=$?
+    add "example $label | rc=$rc: $(head -1 "$LOGS/example-$label.log" | cut -c1-110) ($(since $t0) s)"
+    cat "$LOGS/example-$label.log"
+  }
+  [ -x "$BUILD/examples/example_pagerank" ] && run_example c-auto "$BUILD/examples/example_pagerank" "$graph"
+  for lang in fortran rust; do
+    exe=""
+    [ $lang = fortran ] && [ -x "$BUILD/bindings/pagerank_fortran" ] && exe="$BUILD/bindings/pagerank_fortran"
+    [ -z "$exe" ] && [ -x "${PSV_BINDINGS_BIN:-/nonexistent}/pagerank_$lang" ] && exe="$PSV_BINDINGS_BIN/pagerank_$lang"
+    if [ -z "$exe" ]; then add "example $lang-cuda | not built (no compiler, no PSV_BINDINGS_BIN)"; continue; fi
+    LD_LIBRARY_PATH="$BUILD:${PSV_BINDINGS_BIN:-.}/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+      run_example $lang-cuda "$exe" "$graph" 5 cuda
+  done
+fi
 
 if has bench; then
   t0=$(now)

@@ -1,11 +1,24 @@
-//! PageRank of a graph file: `cargo run --example pagerank -- graph.txt.gz [top]`.
+//! PageRank of a graph file: `cargo run --example pagerank -- graph.txt.gz [top [cpu|cuda|auto]]`.
+//! Exits 77 (a test harness's "skipped") when the backend asked for does not exist here.
 use psv::{Backend, Context, Matrix};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
-    let path = args.next().ok_or("usage: pagerank GRAPH [TOP]")?;
+    let path = args.next().ok_or("usage: pagerank GRAPH [TOP [cpu|cuda|auto]]")?;
     let top: usize = args.next().map_or(Ok(5), |s| s.parse())?;
-    let ctx = Context::new(Backend::Cpu)?;
+    let backend = match args.next().as_deref() {
+        None | Some("cpu") => Backend::Cpu,
+        Some("cuda") => Backend::Cuda,
+        Some("auto") => Backend::Auto,
+        Some(other) => return Err(format!("unknown backend {other} (cpu, cuda or auto)").into()),
+    };
+    let ctx = match Context::new(backend) {
+        Err(e) if e.status == psv_sys::PSV_ERROR_BACKEND_UNAVAILABLE => {
+            eprintln!("backend unavailable here: {e}");
+            std::process::exit(77);
+        }
+        r => r?,
+    };
     let a = Matrix::read(&ctx, &path)?;
     let (rank, iterations, converged) = psv::pagerank(&a, 0.85, 1e-7, 100)?;
     println!(
