@@ -71,7 +71,7 @@ void DevicePool::deallocate(void *p) noexcept {
     if (it == used_.end()) return;
     const size_t bytes = it->second;
     used_.erase(it);
-    if (cached_ + bytes > cache_limit_) {
+    if (cached_ + bytes > cache_limit_ || test_hooks::device_pool_no_cache) {
         cudaFree(p);
         return;
     }
@@ -111,7 +111,10 @@ CudaBackend::CudaBackend(int32_t device) : device_(device) {
     smem_optin_ = (size_t)optin;
     smem_per_sm_ = prop.sharedMemPerMultiprocessor;
     max_threads_per_sm_ = prop.maxThreadsPerMultiProcessor;
-    PSV_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    // A blocking stream: it waits for work on the legacy default stream (a cudaMemcpy from
+    // pageable memory may still be landing when that call returns), so device pointers a caller
+    // filled there are safe to read.
+    PSV_CUDA_CHECK(cudaStreamCreate(&stream_));
     try {
         pool_ = std::make_unique<DevicePool>(prop.totalGlobalMem / 4);
         red_partials_ = Buffer(this, (size_t)kReduceMaxBlocks * 8);
@@ -295,24 +298,71 @@ static double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// PSV_KERNEL_AUTO: tile-composite where the columns follow a power law (the longest column at
+// least 16 times the mean: a few columns carry most entries, so ranking and tiling them pays),
+// else CSR; and CSR below 2^20 entries, where the tile-composite product's extra launches
+// (prologue, one per tile) cost more than its better use of the caches gains.
+static psv_kernel auto_kernel(const CudaMatrix &M) {
+    if (M.nvals < (int64_t(1) << 20) || M.ncols == 0) return PSV_KERNEL_CSR;
+    const double mean = (double)M.nvals / (double)M.ncols;
+    return (double)M.form.max_col_length >= 16.0 * mean ? PSV_KERNEL_TILE_COMPOSITE : PSV_KERNEL_CSR;
+}
+
+// Lanes per row for the CSR (vector) kernel: about four entries per lane for a row of mean
+// length, a power of two from 2 to 32.
+static int32_t csr_lanes_for(int64_t nvals, int64_t nrows) {
+    const double mean = nrows > 0 ? (double)nvals / (double)nrows : 0.0;
+    int32_t g = 2;
+    while (g < 32 && 4.0 * g < mean) g *= 2;
+    return g;
+}
+
+__global__ void long_rows_kernel(int64_t n, const int64_t *rp, int64_t min_len, int32_t *list, unsigned long long *count) {
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+        if (rp[i + 1] - rp[i] > min_len) list[atomicAdd(count, 1ull)] = (int32_t)i;
+}
+
 void CudaMatrix::rebuild(const FormatOptions &opt) {
     be_->activate();
     auto t0 = std::chrono::steady_clock::now();
     const size_t vb = pattern ? 4 : type_size(type);
     const int64_t tw = opt.tile_width > 0 ? opt.tile_width : be_->default_tile_width(vb);
     if (tw <= 0) fail(PSV_ERROR_INVALID_VALUE, "tile width must be positive");
-    const psv_kernel k = opt.kernel == PSV_KERNEL_AUTO ? PSV_KERNEL_TILE_COMPOSITE : opt.kernel;
+    psv_kernel k = opt.kernel;
     if (opt.progress && nvals > 20000000)
         std::fprintf(stderr, "psv: building tile-composite form of %lld entries on the GPU...\n", (long long)nvals);
     TcForm old = std::move(form);
     try {
-        build_form(*be_, *this, tw, opt.max_tiles, opt.workload_size, k == PSV_KERNEL_TILE_COO);
+        const int64_t mt = (opt.max_tiles < 0 && opt.tile_width <= 0) ? be_->default_max_tiles() : opt.max_tiles;
+        build_form(*be_, *this, tw, mt, opt.workload_size, k == PSV_KERNEL_TILE_COO);
         be_->sync();
     } catch (...) {
         form = std::move(old);  // keep the old form on failure
         throw;
     }
+    if (k == PSV_KERNEL_AUTO) k = auto_kernel(*this);
+    // the CSR kernel's plan (it also serves products whose input vector has absent entries)
+    const int32_t lanes = csr_lanes_for(nvals, nrows);
+    const int64_t long_min = 128 * (int64_t)lanes;
+    Buffer list;
+    int64_t nlong = 0;
+    if (max_row_length > long_min) {
+        const int64_t cap = std::min<int64_t>(nrows, nvals / (long_min + 1) + 1);
+        list = Buffer(be_, (size_t)cap * 4);
+        Buffer cnt(be_, 8);
+        be_->set_bytes(cnt.get(), 0, 8);
+        long_rows_kernel<<<grid_for(nrows), 256, 0, be_->stream()>>>(nrows, row_ptr.as<int64_t>(), long_min,
+                                                                     list.as<int32_t>(), cnt.as<unsigned long long>());
+        PSV_CUDA_LAUNCH_CHECK();
+        uint64_t h = 0;
+        be_->download(&h, cnt.get(), 8);
+        nlong = (int64_t)h;
+    }
     kernel = k;
+    csr_lanes = lanes;
+    csr_long_min = long_min;
+    long_rows = std::move(list);
+    n_long_rows = nlong;
     options = opt;
     build_seconds = seconds_since(t0);
     if (opt.progress && build_seconds > 1.0)

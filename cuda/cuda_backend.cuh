@@ -48,7 +48,9 @@ namespace cuda {
 // allocation retried once before PSV_ERROR_OUT_OF_MEMORY.
 class DevicePool {
 public:
-    explicit DevicePool(size_t cache_limit) : cache_limit_(cache_limit) {}
+    // used_ gets its buckets up front: a rehash inside a call would allocate host memory that
+    // outlives it
+    explicit DevicePool(size_t cache_limit) : cache_limit_(cache_limit) { used_.reserve(1024); }
     ~DevicePool();
     void *allocate(size_t bytes);
     void deallocate(void *p) noexcept;
@@ -106,6 +108,12 @@ public:
     psv_kernel kernel = PSV_KERNEL_TILE_COMPOSITE;
     double build_seconds = 0;
     int32_t max_row_length = 0;
+    // CSR (vector) kernel: lanes per row (from the mean row length), and the rows longer than
+    // csr_long_min, each summed by a block of its own (device int32 list, n_long_rows of them)
+    int32_t csr_lanes = 32;
+    int64_t csr_long_min = 0;
+    Buffer long_rows;
+    int64_t n_long_rows = 0;
 };
 
 class CudaBackend final : public Backend {
@@ -125,6 +133,10 @@ public:
     void copy_to_device_pointer(void *dst_device, const void *src, size_t bytes) override;
 
     int64_t default_tile_width(size_t value_bytes) const override;
+    // 0: no dense (shared-memory staged) tiles unless asked for. Measured on an H100
+    // (bench/NOTES.md, v1): every extra tile's pass over its rows costs more than staging its x
+    // slice saves, on every power-law matrix of the benchmark set (R-MAT 20-24, cnr-2000).
+    int64_t default_max_tiles() const override { return 0; }
     PerfModel perf_model() const override;
 
     std::unique_ptr<MatrixStore> build_matrix(CsrHost &&csr, const FormatOptions &opt) override;

@@ -53,19 +53,20 @@ template <class S, class A> __device__ __forceinline__ A warp_allreduce_s(const 
     return v;
 }
 
+// The product's prologue in one launch: t(i) = identity (and its presence: the row has entries)
+// for every row, and x gathered into rank order (xr[k] = u[order[k]]) for every column.
 template <class S>
-__global__ void spmv_init_kernel(const S s, int64_t n, const int64_t *__restrict__ rp, typename S::value_type *__restrict__ t,
-                                 uint8_t *__restrict__ tp) {
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
-        t[i] = s.identity();
-        if (tp) tp[i] = rp[i + 1] > rp[i];
+__global__ void spmv_prologue_kernel(const S s, int64_t n, const int64_t *__restrict__ rp, typename S::value_type *__restrict__ t,
+                                     uint8_t *__restrict__ tp, int64_t ncols, const int32_t *__restrict__ order,
+                                     const typename S::value_type *__restrict__ u, typename S::value_type *__restrict__ xr) {
+    const int64_t m = n > ncols ? n : ncols;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < m; i += (int64_t)gridDim.x * blockDim.x) {
+        if (i < n) {
+            t[i] = s.identity();
+            if (tp) tp[i] = rp[i + 1] > rp[i];
+        }
+        if (xr && i < ncols) xr[i] = u[order[i]];
     }
-}
-
-template <class T>
-__global__ void gather_x_kernel(int64_t n, const int32_t *__restrict__ order, const T *__restrict__ u, T *__restrict__ xr) {
-    for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n; k += (int64_t)gridDim.x * blockDim.x)
-        xr[k] = u[order[k]];
 }
 
 template <class S, class Index>
@@ -95,7 +96,16 @@ __global__ void __launch_bounds__(kSpmvThreads)
                 const Index *c = cols + local + (int64_t)q * W.stride;
                 const T *v = vals ? vals + W.entry_begin + (int64_t)q * W.stride : nullptr;
                 Acc acc = (Acc)s.identity();
-                for (int32_t k = lane; k < W.width; k += 32) {
+                // two slots per lane and step: their loads issue together (the stride is a
+                // multiple of 32, so k + 32 < stride whenever k < width rounds up past 32)
+                int32_t k = lane;
+                for (; k + 32 < W.width; k += 64) {
+                    const Index c0 = c[k], c1 = c[k + 32];
+                    const T a0 = v ? v[k] : T(1), a1 = v ? v[k + 32] : T(1);
+                    if (c0 != pad) acc = s.acc_add(acc, (Acc)s.mul(a0, x[c0]));
+                    if (c1 != pad) acc = s.acc_add(acc, (Acc)s.mul(a1, x[c1]));
+                }
+                if (k < W.width) {
                     const Index ci = c[k];
                     if (ci != pad) acc = s.acc_add(acc, (Acc)s.mul(v ? v[k] : T(1), x[ci]));
                 }
@@ -106,13 +116,25 @@ __global__ void __launch_bounds__(kSpmvThreads)
                 }
             }
         } else {
+            // ELL: a lane per row, four slots per step loaded before any is used (the rows are
+            // sorted by length, so a row's padding only follows its entries: PAD slots are
+            // skipped, never a reason to stop early)
+            constexpr int U = 4;
             for (int32_t q = lane; q < W.height; q += 32) {
                 Acc acc = (Acc)s.identity();
-                for (int32_t k = 0; k < W.width; ++k) {
-                    const int64_t pos = (int64_t)k * W.stride + q;
-                    const Index ci = cols[local + pos];
-                    if (ci == pad) break;  // a row's padding follows its entries
-                    acc = s.acc_add(acc, (Acc)s.mul(vals ? vals[W.entry_begin + pos] : T(1), x[ci]));
+                for (int32_t k = 0; k < W.width; k += U) {
+                    Index ci[U];
+                    T a[U];
+#pragma unroll
+                    for (int j = 0; j < U; ++j) {
+                        const bool in = k + j < W.width;
+                        const int64_t pos = (int64_t)(k + j) * W.stride + q;
+                        ci[j] = in ? cols[local + pos] : pad;
+                        a[j] = (in && vals) ? vals[W.entry_begin + pos] : T(1);
+                    }
+#pragma unroll
+                    for (int j = 0; j < U; ++j)
+                        if (ci[j] != pad) acc = s.acc_add(acc, (Acc)s.mul(a[j], x[ci[j]]));
                 }
                 const int32_t row = row_ids[W.row_begin + q];
                 t[row] = s.add(t[row], (T)acc);
@@ -167,31 +189,128 @@ __global__ void __launch_bounds__(kSpmvThreads)
     }
 }
 
-template <class S>
+// CSR (vector) with G lanes per row (G = 2 ... 32, from the mean row length: csr_lanes), so a
+// warp works on 32 / G rows at once; each lane loads four entries per step before using any
+// (their loads are in flight together). Rows longer than long_min are left to
+// csr_long_rows_kernel. The row loop's trip count is uniform across the warp: the shuffles
+// see every lane.
+template <class S, int G>
 __global__ void __launch_bounds__(256)
     csr_vector_kernel(const S s, int64_t nrows, const int64_t *__restrict__ rp, const int32_t *__restrict__ col,
                       const typename S::value_type *__restrict__ vals, const typename S::value_type *__restrict__ u,
-                      const uint8_t *__restrict__ up, typename S::value_type *__restrict__ t, uint8_t *__restrict__ tp) {
+                      const uint8_t *__restrict__ up, typename S::value_type *__restrict__ t, uint8_t *__restrict__ tp,
+                      int64_t long_min) {
     using T = typename S::value_type;
     using Acc = typename S::acc_type;
-    const int lane = threadIdx.x & 31;
+    constexpr int R = 32 / G;  // rows per warp step
+    constexpr int U = 4;       // entries per lane per step
+    const int lane = threadIdx.x & 31, sub = lane / G, l = lane % G;
     const int64_t warps = (int64_t)gridDim.x * (blockDim.x >> 5);
-    for (int64_t i = blockIdx.x * (int64_t)(blockDim.x >> 5) + (threadIdx.x >> 5); i < nrows; i += warps) {
+    for (int64_t base = (blockIdx.x * (int64_t)(blockDim.x >> 5) + (threadIdx.x >> 5)) * R; base < nrows; base += warps * R) {
+        const int64_t i = base + sub;
+        int64_t b = 0, e = 0;
+        bool ok = i < nrows;
+        if (ok) {
+            b = rp[i];
+            e = rp[i + 1];
+            if (e - b > long_min) ok = false, e = b;  // a long row: its own block writes it
+        }
+        Acc acc = (Acc)s.identity();
+        bool any = false;
+        for (int64_t p = b + l; p < e; p += U * G) {
+            int32_t j[U];
+            T a[U];
+#pragma unroll
+            for (int k = 0; k < U; ++k) {
+                const int64_t q = p + (int64_t)k * G;
+                j[k] = q < e ? col[q] : -1;
+                a[k] = (q < e && vals) ? vals[q] : T(1);
+            }
+#pragma unroll
+            for (int k = 0; k < U; ++k)
+                if (j[k] >= 0 && (!up || up[j[k]])) {
+                    acc = s.acc_add(acc, (Acc)s.mul(a[k], u[j[k]]));
+                    any = true;
+                }
+        }
+#pragma unroll
+        for (int m = G / 2; m >= 1; m >>= 1) acc = s.acc_add(acc, shfl_xor_any(acc, m));
+        const unsigned ballot = __ballot_sync(0xffffffffu, any);
+        if (ok && l == 0) {
+            t[i] = (T)acc;
+            if (tp) tp[i] = G == 32 ? ballot != 0 : ((ballot >> (sub * G)) & ((1u << (G & 31)) - 1u)) != 0;
+        }
+    }
+}
+
+// The rows longer than long_min (hubs of a power-law graph): a block of 256 threads per row,
+// combined in a fixed order (warp butterflies, then warp 0 over the warps' sums), so the result
+// does not depend on the order of the list.
+template <class S>
+__global__ void __launch_bounds__(256)
+    csr_long_rows_kernel(const S s, const int32_t *__restrict__ rows, int64_t nlong, const int64_t *__restrict__ rp,
+                         const int32_t *__restrict__ col, const typename S::value_type *__restrict__ vals,
+                         const typename S::value_type *__restrict__ u, const uint8_t *__restrict__ up,
+                         typename S::value_type *__restrict__ t, uint8_t *__restrict__ tp) {
+    using T = typename S::value_type;
+    using Acc = typename S::acc_type;
+    __shared__ __align__(16) unsigned char part_raw[8 * sizeof(Acc)];
+    __shared__ int part_any[8];
+    Acc *part = reinterpret_cast<Acc *>(part_raw);
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (int64_t k = blockIdx.x; k < nlong; k += gridDim.x) {
+        const int32_t i = rows[k];
         const int64_t b = rp[i], e = rp[i + 1];
         Acc acc = (Acc)s.identity();
         bool any = false;
-        for (int64_t p = b + lane; p < e; p += 32) {
+        int64_t p = b + threadIdx.x;
+        for (; p + 256 < e; p += 512) {
+            const int32_t j0 = col[p], j1 = col[p + 256];
+            const T a0 = vals ? vals[p] : T(1), a1 = vals ? vals[p + 256] : T(1);
+            if (!up || up[j0]) acc = s.acc_add(acc, (Acc)s.mul(a0, u[j0])), any = true;
+            if (!up || up[j1]) acc = s.acc_add(acc, (Acc)s.mul(a1, u[j1])), any = true;
+        }
+        if (p < e) {
             const int32_t j = col[p];
-            if (up && !up[j]) continue;
-            acc = s.acc_add(acc, (Acc)s.mul(vals ? vals[p] : T(1), u[j]));
-            any = true;
+            if (!up || up[j]) acc = s.acc_add(acc, (Acc)s.mul(vals ? vals[p] : T(1), u[j])), any = true;
         }
         acc = warp_allreduce_s(s, acc);
         any = __any_sync(0xffffffffu, any);
-        if (lane == 0) {
-            t[i] = (T)acc;
-            if (tp) tp[i] = any;
+        if (lane == 0) part[warp] = acc, part_any[warp] = any;
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            Acc r = part[0];
+            int a = part_any[0];
+            for (int w = 1; w < 8; ++w) r = s.acc_add(r, part[w]), a |= part_any[w];
+            t[i] = (T)r;
+            if (tp) tp[i] = a != 0;
         }
+        __syncthreads();
+    }
+}
+
+template <class S>
+void launch_csr_vector(CudaBackend &be, const CudaMatrix &M, const S s, const typename S::value_type *vals,
+                       const typename S::value_type *u, const uint8_t *up, typename S::value_type *t, uint8_t *tp) {
+    const int64_t n = M.nrows;
+    const int G = M.csr_lanes;
+    const int64_t rows_per_block = 8 * (32 / G);
+    const int64_t blocks = std::max<int64_t>(1, std::min<int64_t>((n + rows_per_block - 1) / rows_per_block, (int64_t)be.sm_count() * 8));
+    const int64_t *rp = M.row_ptr.as<int64_t>();
+    const int32_t *c = M.col.as<int32_t>();
+    const int64_t long_min = M.n_long_rows > 0 ? M.csr_long_min : INT64_MAX;
+    cudaStream_t st = be.stream();
+#define PSV_CSR_G(GG) \
+    case GG: csr_vector_kernel<S, GG><<<(unsigned)blocks, 256, 0, st>>>(s, n, rp, c, vals, u, up, t, tp, long_min); break;
+    switch (G) {
+        PSV_CSR_G(2) PSV_CSR_G(4) PSV_CSR_G(8) PSV_CSR_G(16) default : csr_vector_kernel<S, 32><<<(unsigned)blocks, 256, 0, st>>>(s, n, rp, c, vals, u, up, t, tp, long_min);
+    }
+#undef PSV_CSR_G
+    PSV_CUDA_LAUNCH_CHECK();
+    if (M.n_long_rows > 0) {
+        const int64_t lb = std::min<int64_t>(M.n_long_rows, (int64_t)be.sm_count() * 8);
+        csr_long_rows_kernel<S><<<(unsigned)lb, 256, 0, st>>>(s, M.long_rows.as<int32_t>(), M.n_long_rows, rp, c, vals, u, up, t, tp);
+        PSV_CUDA_LAUNCH_CHECK();
     }
 }
 
@@ -208,22 +327,16 @@ template <class S> void run_spmv(CudaBackend &be, const CudaMatrix &M, const Spm
     if (n == 0) return;
     const bool use_vals = !M.pattern && a.mul != PSV_SECOND && a.mul != PSV_PAIR;
     if (a.u_present || M.kernel == PSV_KERNEL_CSR) {
-        const T *vals = use_vals ? M.val.as<T>() : nullptr;
-        const int64_t blocks = std::min<int64_t>((n + 7) / 8, (int64_t)be.sm_count() * 8);
-        csr_vector_kernel<S><<<(unsigned)std::max<int64_t>(1, blocks), 256, 0, st>>>(s, n, M.row_ptr.as<int64_t>(),
-                                                                                   M.col.as<int32_t>(), vals, u,
-                                                                                   a.u_present, t, a.t_present);
-        PSV_CUDA_LAUNCH_CHECK();
+        launch_csr_vector(be, M, s, use_vals ? M.val.as<T>() : nullptr, u, a.u_present, t, a.t_present);
         return;
     }
     // the only allocation comes first: a failure leaves t untouched
     Buffer xr(&be, M.nvals > 0 ? (size_t)M.ncols * sizeof(T) : 0);
-    spmv_init_kernel<S><<<grid_for(n), 256, 0, st>>>(s, n, M.row_ptr.as<int64_t>(), t, a.t_present);
+    const TcForm &F = M.form;
+    spmv_prologue_kernel<S><<<grid_for(std::max<int64_t>(n, M.ncols)), 256, 0, st>>>(
+        s, n, M.row_ptr.as<int64_t>(), t, a.t_present, M.ncols, F.col_order.as<int32_t>(), u, M.nvals > 0 ? xr.as<T>() : nullptr);
     PSV_CUDA_LAUNCH_CHECK();
     if (M.nvals == 0) return;
-    const TcForm &F = M.form;
-    gather_x_kernel<T><<<grid_for(M.ncols), 256, 0, st>>>(M.ncols, F.col_order.as<int32_t>(), u, xr.as<T>());
-    PSV_CUDA_LAUNCH_CHECK();
     const size_t optin = be.smem_optin();
     const int64_t sms = be.sm_count();
     for (size_t ti = 0; ti < F.tiles.size(); ++ti) {

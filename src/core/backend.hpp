@@ -95,6 +95,9 @@ public:
 
     // Default tile width for a value type of `value_bytes` bytes.
     virtual int64_t default_tile_width(size_t value_bytes) const = 0;
+    // The dense-tile limit when the caller sets neither a tile width nor a tile limit: -1 lets
+    // Algorithm 1 alone decide.
+    virtual int64_t default_max_tiles() const { return -1; }
     virtual PerfModel perf_model() const = 0;
 
     // ---- matrices ----

@@ -58,8 +58,9 @@ int main() {
     struct Opt {
         int64_t tw, mt, wl;
     };
-    std::vector<Opt> opts = {{0, -1, 0}, {8, -1, 0}, {32, -1, 0}, {7, 3, 0}, {16, 0, 0}, {64, -1, 1},
+    std::vector<Opt> opts = {{0, -1, 0}, {0, 2, 0}, {8, -1, 0}, {32, -1, 0}, {7, 3, 0}, {16, 0, 0}, {64, -1, 1},
                              {16, -1, 5}, {1, -1, 0}, {100000, -1, 64}};
+    if (small) opts.resize(6);  // the sanitizer runs: default and explicit widths and tile limits
     const psv_type types[] = {PSV_FP32, PSV_FP64, PSV_INT32, PSV_BOOL, PSV_INT64};
     int ti = 0;
     for (auto &c : cases) {
@@ -74,7 +75,9 @@ int main() {
             fo.max_tiles = o.mt;
             fo.workload_size = o.wl;
             const int64_t tw = o.tw > 0 ? o.tw : be->default_tile_width(pattern ? 4 : type_size(t));
-            TileComposite h = build_tile_composite(A, tw, o.mt, o.wl, be->perf_model());
+            // neither a width nor a limit given: the backend's default limit applies
+            const int64_t mt = (o.tw <= 0 && o.mt < 0) ? be->default_max_tiles() : o.mt;
+            TileComposite h = build_tile_composite(A, tw, mt, o.wl, be->perf_model());
             CsrHost copy = A;
             char what[256];
             std::snprintf(what, sizeof what, "%s tw=%lld mt=%lld wl=%lld type=%s%s", c.name, (long long)o.tw,
@@ -96,7 +99,7 @@ int main() {
                 CHECK_MSG(ok, "%s: device transpose differs", what);
                 // the transpose's form too
                 const int64_t twt = o.tw > 0 ? o.tw : be->default_tile_width(pattern ? 4 : type_size(t));
-                compare_forms(T->host_form(), build_tile_composite(ht, twt, o.mt, o.wl, be->perf_model()), what);
+                compare_forms(T->host_form(), build_tile_composite(ht, twt, mt, o.wl, be->perf_model()), what);
             } catch (const Error &e) {
                 CHECK_MSG(false, "%s: %s", what, e.what());
             }
