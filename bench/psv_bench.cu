@@ -591,6 +591,12 @@ struct Timer {
         flush_bytes = 2 * l2;
         flushbuf.alloc(flush_bytes);
     }
+    void release() {  // before main returns: a static's destructor would run after the driver is gone
+        for (auto &e : a) CK(cudaEventDestroy(e));
+        for (auto &e : b) CK(cudaEventDestroy(e));
+        a.clear(), b.clear();
+        flushbuf.reset();
+    }
     template <class F> Stat run(F &&f) {
         const int R = std::min(O.runs, 1000);
         for (int i = 0; i < O.warmup; ++i) f(i);
@@ -1733,6 +1739,7 @@ int main(int argc, char **argv) {
     }
     print_table();
     write_outputs();
+    g_timer.release();
     CS(cusparseDestroy(g_sp));
     psv_context_free(&g_ctx);
     return 0;
