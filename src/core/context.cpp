@@ -11,6 +11,7 @@ namespace psv {
 namespace test_hooks {
 FailAllocationFn fail_allocation = nullptr;
 std::atomic<int64_t> live_buffers{0};
+bool device_pool_no_cache = false;
 }  // namespace test_hooks
 
 void ContextCore::set_error(const std::string &msg) {

@@ -22,6 +22,11 @@ extern FailAllocationFn fail_allocation;
 // before and after a call to find leaked backend memory (host or device).
 extern std::atomic<int64_t> live_buffers;
 
+// When true, the CUDA device pool keeps no freed block for reuse (each is cudaFree'd at once):
+// its cache's bookkeeping (host map nodes) then does not change from one call to the next, so a
+// test can count host allocations exactly. Set it before the context is created.
+extern bool device_pool_no_cache;
+
 inline bool should_fail_allocation(psv_backend backend, size_t bytes) {
     FailAllocationFn f = fail_allocation;
     return f && f(backend, bytes);
