@@ -5,7 +5,7 @@
 # 1. configure + build psv (release, CUDA enabled) with meson/ninja
 # 2. meson test --suite gpu, then --suite cpu
 # 3. compute-sanitizer memcheck and racecheck over the GPU tests (PSV_GPU_TEST_SMALL=1 shrinks
-#    the inputs)
+#    the inputs; MEM_TESTS / RACE_TESTS name other test binaries, SAN_TIMEOUT bounds each run)
 # 4. the informational R-MAT timing harness (tests/gpu/bench_gpu_rmat, scale $SCALE, default 22)
 # 5. examples: the C PageRank example (AUTO backend), and the Fortran and Rust PageRank examples
 #    on the CUDA backend: built by meson here when gfortran/cargo exist, else taken prebuilt from
@@ -90,8 +90,8 @@ if has sanitizer; then
   for tool in memcheck racecheck; do
     # racecheck (shared-memory hazards) over the GPU tests and PageRank; test_mxv (the shared C
     # test) takes > 150 s under racecheck and runs under memcheck only
-    tests="tests/gpu/test_gpu_builder tests/gpu/test_gpu_semirings tests/gpu/test_gpu_rmat tests/c/test_pagerank"
-    [ $tool = memcheck ] && tests="$tests tests/c/test_mxv"
+    tests=${RACE_TESTS:-"tests/gpu/test_gpu_builder tests/gpu/test_gpu_semirings tests/gpu/test_gpu_rmat tests/c/test_pagerank"}
+    [ $tool = memcheck ] && tests=${MEM_TESTS:-"tests/gpu/test_gpu_builder tests/gpu/test_gpu_semirings tests/gpu/test_gpu_rmat tests/c/test_pagerank tests/c/test_mxv"}
     for t in $tests; do
       [ -x "$BUILD/$t" ] || continue
       if (( $(date +%s) - START > DEADLINE )); then add "$tool $(basename $t) | skipped (deadline)"; continue; fi
