@@ -106,6 +106,7 @@ CudaBackend::CudaBackend(int32_t device) : device_(device) {
     name_ = format("%s (CUDA device %d, sm_%d%d, %d SMs)", prop.name, device, prop.major, prop.minor,
                    prop.multiProcessorCount);
     sms_ = prop.multiProcessorCount;
+    l2_bytes_ = prop.l2CacheSize > 0 ? (size_t)prop.l2CacheSize : l2_bytes_;
     int optin = 0;
     PSV_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     smem_optin_ = (size_t)optin;
@@ -299,13 +300,19 @@ static double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 
 // PSV_KERNEL_AUTO: tile-composite where the columns follow a power law (the longest column at
-// least 16 times the mean: a few columns carry most entries, so ranking and tiling them pays),
-// else CSR; and CSR below 2^20 entries, where the tile-composite product's extra launches
-// (prologue, one per tile) cost more than its better use of the caches gains.
-static psv_kernel auto_kernel(const CudaMatrix &M) {
-    if (M.nvals < (int64_t(1) << 20) || M.ncols == 0) return PSV_KERNEL_CSR;
+// least 16 times the mean: a few columns carry most entries) and x is too large for the L2 cache
+// to hold it while the entries stream past (more than half of L2): there, gathering x in column
+// rank order keeps the hot part of x cached. Elsewhere CSR, whose single launch and natural
+// column order win. Measured on an H100 (50 MB L2; bench/NOTES.md, v1): the CSR kernel is ahead
+// up to R-MAT scale 22 (16.8 MB of fp32 x) and on cnr-2000, uk-2007-05@100000 and
+// soc-Slashdot0902, the tile-composite one from scale 23 (33.6 MB) on (2.18 against 2.35 ms at
+// 23, 7.76 against 12.8 ms at 25); on the non-power-law set CSR is ahead everywhere.
+static psv_kernel auto_kernel(const CudaMatrix &M, size_t l2_bytes) {
+    if (M.nvals == 0 || M.ncols == 0) return PSV_KERNEL_CSR;
     const double mean = (double)M.nvals / (double)M.ncols;
-    return (double)M.form.max_col_length >= 16.0 * mean ? PSV_KERNEL_TILE_COMPOSITE : PSV_KERNEL_CSR;
+    const bool power_law = (double)M.form.max_col_length >= 16.0 * mean;
+    const double x_bytes = (double)M.ncols * (double)(M.pattern ? 4 : type_size(M.type));
+    return power_law && x_bytes > 0.5 * (double)l2_bytes ? PSV_KERNEL_TILE_COMPOSITE : PSV_KERNEL_CSR;
 }
 
 // Lanes per row for the CSR (vector) kernel: about four entries per lane for a row of mean
@@ -340,7 +347,7 @@ void CudaMatrix::rebuild(const FormatOptions &opt) {
         form = std::move(old);  // keep the old form on failure
         throw;
     }
-    if (k == PSV_KERNEL_AUTO) k = auto_kernel(*this);
+    if (k == PSV_KERNEL_AUTO) k = auto_kernel(*this, be_->l2_bytes());
     // the CSR kernel's plan (it also serves products whose input vector has absent entries)
     const int32_t lanes = csr_lanes_for(nvals, nrows);
     const int64_t long_min = 128 * (int64_t)lanes;

@@ -167,6 +167,7 @@ public:
     void sync();
     cudaStream_t stream() const { return stream_; }
     int sm_count() const { return sms_; }
+    size_t l2_bytes() const { return l2_bytes_; }
     size_t smem_optin() const { return smem_optin_; }
     DevicePool &pool() { return *pool_; }
     // Scratch of the one-lane deterministic reductions (allocated with the context, so a
@@ -193,6 +194,7 @@ private:
     std::string name_;
     int sms_ = 132;
     size_t smem_optin_ = 227 * 1024, smem_per_sm_ = 228 * 1024;
+    size_t l2_bytes_ = 50u << 20;
     int max_threads_per_sm_ = 2048;
     Buffer red_partials_, red_counter_;  // after pool_: released before it
 };

@@ -143,7 +143,8 @@ typedef int32_t psv_option;
 #define PSV_OPT_PROGRESS       5  /* 1: report progress of long loads and builds on stderr    */
 
 typedef int32_t psv_kernel;
-#define PSV_KERNEL_AUTO            0  /* tile-composite, or CSR where tiling does not pay */
+#define PSV_KERNEL_AUTO            0  /* CPU: tile-composite. CUDA: tile-composite for a power-law
+                                          matrix whose x exceeds half the L2 cache, else CSR */
 #define PSV_KERNEL_TILE_COMPOSITE  1  /* the paper's tiled composite CSR-vector/ELL form  */
 #define PSV_KERNEL_TILE_COO        2  /* the paper's TILE-COO baseline                    */
 #define PSV_KERNEL_CSR             3  /* plain CSR (vector) kernel                        */

@@ -695,6 +695,19 @@ psv_status psv_vector_reduce(void *result, psv_op monoid, const psv_vector *v) {
 
 // ---- mxv -----------------------------------------------------------------------------------------
 
+// w's "every entry present" flag after w has been written: a count on the backend (a device
+// reduction and a copy back on CUDA). The product is complete by then, so a failure of the count
+// itself (the CUDA runtime out of host memory, say) must not report an error with w already
+// changed: the flag is left false instead, which is always correct (the presence bytes are
+// exact; the flag only lets later calls skip reading them).
+static bool all_present(Backend *be, int64_t n, const uint8_t *present) noexcept {
+    try {
+        return be->count_present(n, present) == n;
+    } catch (...) {
+        return false;
+    }
+}
+
 psv_status psv_mxv(psv_vector *w, const psv_vector *mask, psv_op accum, const psv_semiring *s,
                    const psv_matrix *A, const psv_vector *u, int32_t desc) {
     ContextCore *ctx = nullptr;
@@ -739,7 +752,7 @@ psv_status psv_mxv(psv_vector *w, const psv_vector *mask, psv_op accum, const ps
             sa.t = w->values.get();
             sa.t_present = w->present.as<uint8_t>();
             be->spmv(sa);
-            w->full = u->full ? M.empty_rows == 0 : be->count_present(w->n, w->present.as<uint8_t>()) == w->n;
+            w->full = u->full ? M.empty_rows == 0 : all_present(be, w->n, w->present.as<uint8_t>());
             return PSV_SUCCESS;
         }
         Buffer t(be, (size_t)out_n * type_size(T)), tp(be, (size_t)out_n);
@@ -764,7 +777,7 @@ psv_status psv_mxv(psv_vector *w, const psv_vector *mask, psv_op accum, const ps
         aa.structure = desc & PSV_DESC_MASK_STRUCTURE;
         aa.replace = desc & PSV_DESC_REPLACE;
         be->assign(aa);
-        w->full = be->count_present(w->n, w->present.as<uint8_t>()) == w->n;
+        w->full = all_present(be, w->n, w->present.as<uint8_t>());
         return PSV_SUCCESS;
     });
 }

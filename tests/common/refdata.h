@@ -1,4 +1,4 @@
-/* Reading the stored float64 reference files (tests/data/ref/*.txt.gz, made by
+/* Reading the stored float64 reference files (tests/data/ref/NAME.txt.gz, made by
  * tools/reference/make_refs.py): '# key=value' header lines, then 'vertex value [value...]'. */
 #ifndef PSV_TEST_REFDATA_H
 #define PSV_TEST_REFDATA_H
@@ -38,8 +38,8 @@ static inline int ref_read(const char *path, refdata *r) {
             *eq = 0;
             char *v = eq + 1;
             v[strcspn(v, "\r\n")] = 0;
-            snprintf(r->keys[r->nkeys], 64, "%s", k);
-            snprintf(r->vals[r->nkeys], 256, "%s", v);
+            snprintf(r->keys[r->nkeys], 64, "%.63s", k);   /* longer keys are cut, on purpose */
+            snprintf(r->vals[r->nkeys], 256, "%.255s", v);
             r->nkeys++;
             continue;
         }
