@@ -783,10 +783,107 @@ __global__ void spmm_pattern_kernel(int64_t nrows, const int64_t *rp, const int3
     }
 }
 
+// The tile-composite form's k-vector variant: T (n x k, row-major) = S (+).(second) U. U is
+// gathered into rank order once (Ur row r = U row col_order[r]); per workload a warp takes its
+// rows one at a time, lanes over the k columns (32 at a time), and reads each entry's row of Ur
+// as one coalesced segment (four entries' reads in flight together). Sums in double, in the
+// row's ranked-column order; tiles add into T in tile order (T starts at zero).
+__global__ void spmm_gather_kernel(int64_t ncols, int32_t k, const int32_t *__restrict__ order, const float *__restrict__ U,
+                                   float *__restrict__ Ur) {
+    const int64_t m = ncols * (int64_t)k;
+    for (int64_t idx = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; idx < m; idx += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t r = idx / k, j = idx - r * k;
+        Ur[idx] = U[(int64_t)order[r] * k + j];
+    }
+}
+
+template <class Index>
+__global__ void __launch_bounds__(kSpmvThreads)
+    tc_spmm_kernel(const Workload *__restrict__ wls, int64_t nwl, const Index *__restrict__ cols, int64_t tile_entry_begin,
+                   int32_t k, const float *__restrict__ Ur, const int32_t *__restrict__ row_ids, float *__restrict__ T) {
+    const Index pad = (Index)~Index(0);
+    const int lane = threadIdx.x & 31;
+    constexpr int U = 4;
+    for (int64_t wi = (int64_t)blockIdx.x * (kSpmvThreads / 32) + (threadIdx.x >> 5); wi < nwl;
+         wi += (int64_t)gridDim.x * (kSpmvThreads / 32)) {
+        const Workload W = wls[wi];
+        const int64_t local = W.entry_begin - tile_entry_begin;
+        for (int32_t q = 0; q < W.height; ++q) {
+            const int32_t row = row_ids[W.row_begin + q];
+            for (int32_t j0 = 0; j0 < k; j0 += 32) {
+                const int32_t j = j0 + lane;
+                double acc = 0.0;
+                for (int32_t e = 0; e < W.width; e += U) {
+                    Index c[U];
+#pragma unroll
+                    for (int u = 0; u < U; ++u) {
+                        const int32_t kk = e + u;
+                        const int64_t pos = W.layout == kRowMajor ? (int64_t)q * W.stride + kk : (int64_t)kk * W.stride + q;
+                        c[u] = kk < W.width ? cols[local + pos] : pad;
+                    }
+#pragma unroll
+                    for (int u = 0; u < U; ++u)
+                        if (c[u] != pad && j < k) acc += (double)Ur[(int64_t)c[u] * k + j];
+                }
+                if (j < k) T[(int64_t)row * k + j] += (float)acc;
+            }
+        }
+    }
+}
+
+static void tc_spmm(CudaBackend &be, const CudaMatrix &M, int32_t k, const float *U, float *T) {
+    cudaStream_t st = be.stream();
+    const TcForm &F = M.form;
+    Buffer ur(&be, (size_t)M.ncols * (size_t)k * sizeof(float));  // the only allocation, first
+    be.set_bytes(T, 0, (size_t)M.nrows * (size_t)k * sizeof(float));
+    spmm_gather_kernel<<<grid_for(M.ncols * (int64_t)k), 256, 0, st>>>(M.ncols, k, F.col_order.as<int32_t>(), U, ur.as<float>());
+    PSV_CUDA_LAUNCH_CHECK();
+    const int64_t sms = be.sm_count();
+    for (const Tile &tile : F.tiles) {
+        const int64_t nwl = tile.wl_end - tile.wl_begin;
+        if (nwl <= 0) continue;
+        const unsigned grid = (unsigned)std::min<int64_t>((nwl + kSpmvThreads / 32 - 1) / (kSpmvThreads / 32), 4 * sms);
+        const Workload *wls = F.workloads.as<Workload>() + tile.wl_begin;
+        const float *ut = ur.as<float>() + tile.col_begin * (int64_t)k;
+        if (tile.index_bits == 16)
+            tc_spmm_kernel<uint16_t><<<grid, kSpmvThreads, 0, st>>>(wls, nwl, F.col16.as<uint16_t>() + tile.index_offset,
+                                                                     tile.entry_begin, k, ut, F.row_ids.as<int32_t>(), T);
+        else
+            tc_spmm_kernel<uint32_t><<<grid, kSpmvThreads, 0, st>>>(wls, nwl, F.col32.as<uint32_t>() + tile.index_offset,
+                                                                     tile.entry_begin, k, ut, F.row_ids.as<int32_t>(), T);
+        PSV_CUDA_LAUNCH_CHECK();
+    }
+    // ur goes back to the pool on return: its reuse is ordered after these launches on the stream
+}
+
+// k = 1: the tuned SpMV (plus.second, fp32 with double row sums) on the matrix's own kernel.
+// k > 1: the tile-composite k-vector variant where the matrix runs tile-composite, or, under
+// AUTO, where it follows a power law and the k-vector x (ncols x k x 4 bytes) exceeds half of
+// L2 (the same rule as the single-vector choice); the CSR k-vector kernel otherwise.
 void CudaBackend::spmm_pattern(const MatrixStore &A, int32_t k, const float *U, float *T) {
     const CudaMatrix &M = static_cast<const CudaMatrix &>(A);
     if (M.nrows <= 0 || k <= 0) return;
     activate();
+    if (k == 1) {
+        SpmvArgs sa;
+        sa.A = &M;
+        sa.add = PSV_PLUS;
+        sa.mul = PSV_SECOND;
+        sa.type = PSV_FP32;
+        sa.u = U;
+        sa.t = T;
+        spmv(sa);
+        return;
+    }
+    bool tc = M.nvals > 0 && M.kernel == PSV_KERNEL_TILE_COMPOSITE;
+    if (!tc && M.nvals > 0 && M.options.kernel == PSV_KERNEL_AUTO && M.ncols > 0) {
+        const bool power_law = (double)M.form.max_col_length >= 16.0 * ((double)M.nvals / (double)M.ncols);
+        tc = power_law && (double)M.ncols * (double)k * 4.0 > 0.5 * (double)l2_bytes_;
+    }
+    if (tc) {
+        tc_spmm(*this, M, k, U, T);
+        return;
+    }
     spmm_pattern_kernel<<<grid_for(M.nrows * 32, 256, (int64_t)sms_ * 64), 256, 0, stream_>>>(
         M.nrows, M.row_ptr.as<int64_t>(), M.col.as<int32_t>(), k, U, T);
     PSV_CUDA_LAUNCH_CHECK();
