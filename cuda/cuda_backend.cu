@@ -865,14 +865,7 @@ void CudaBackend::spmm_pattern(const MatrixStore &A, int32_t k, const float *U, 
     if (M.nrows <= 0 || k <= 0) return;
     activate();
     if (k == 1) {
-        SpmvArgs sa;
-        sa.A = &M;
-        sa.add = PSV_PLUS;
-        sa.mul = PSV_SECOND;
-        sa.type = PSV_FP32;
-        sa.u = U;
-        sa.t = T;
-        spmv(sa);
+        pattern_product(*this, M, U, T);
         return;
     }
     bool tc = M.nvals > 0 && M.kernel == PSV_KERNEL_TILE_COMPOSITE;

@@ -6,19 +6,6 @@
 
 namespace psv {
 
-// t = M (+).(second) u over M's pattern, one fp32 vector: the product of PageRank and HITS
-// (both backends sum each row in double: see Semiring::acc_type).
-inline void pattern_product(Backend &be, const MatrixStore &M, const float *u, float *t) {
-    SpmvArgs sa;
-    sa.A = &M;
-    sa.add = PSV_PLUS;
-    sa.mul = PSV_SECOND;
-    sa.type = PSV_FP32;
-    sa.u = u;
-    sa.t = t;
-    be.spmv(sa);
-}
-
 // LAGr_PageRank on the pattern of A (AT is A's transpose store). rank receives n fp32 ranks in
 // the backend's memory; iterations the count run. Returns whether it converged. personal (n
 // fp32 values in the backend's memory, summing to 1, or nullptr for uniform) is the teleport

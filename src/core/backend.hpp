@@ -145,6 +145,19 @@ public:
     virtual void spmm_pattern(const MatrixStore &A, int32_t k, const float *U, float *T) = 0;
 };
 
+// t = M (+).(second) u over M's pattern, one fp32 vector: the product of PageRank, HITS and (on
+// CUDA) a single RWR query; both backends sum each row in double (see Semiring::acc_type).
+inline void pattern_product(Backend &be, const MatrixStore &M, const float *u, float *t) {
+    SpmvArgs sa;
+    sa.A = &M;
+    sa.add = PSV_PLUS;
+    sa.mul = PSV_SECOND;
+    sa.type = PSV_FP32;
+    sa.u = u;
+    sa.t = t;
+    be.spmv(sa);
+}
+
 // Backends available in this build. create_cuda_backend throws PSV_ERROR_BACKEND_UNAVAILABLE
 // where CUDA was not built or no device exists.
 std::unique_ptr<Backend> create_cpu_backend();
