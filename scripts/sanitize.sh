@@ -77,7 +77,9 @@ fi
 [ $mode = valgrind ] && export PSV_THREAD_ROUNDS=1 OMP_WAIT_POLICY=passive  # one thread-test round under memcheck
 meson test -C "$dir" --no-rebuild --print-errorlogs --num-processes 2 "${test_args[@]}" "${args[@]}"
 status=$?
-python3 - "$dir/meson-logs/testlog.json" "$mode" "$(( $(date +%s) - start ))" <<'PY'
+# meson names the log after a --wrapper (testlog-valgrind.json): take the newest
+log=$(ls -t "$dir"/meson-logs/testlog*.json 2>/dev/null | head -1)
+python3 - "${log:-$dir/meson-logs/testlog.json}" "$mode" "$(( $(date +%s) - start ))" <<'PY'
 import json, sys
 p = f = s = 0
 for line in open(sys.argv[1]):
