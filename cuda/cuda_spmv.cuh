@@ -1,16 +1,18 @@
 // SpMV kernels (paper section 3.1 on Hopper), one template per kernel kind, instantiated once per
 // semiring by spmv_typed<T> (one .cu file per value type, so the instantiations build in
 // parallel).
-//  - tile-composite: a launch per column tile, in tile order. A block of kSpmvThreads stages the
+//  - tile-composite: one prologue launch (t = identity, x gathered into rank order), then a
+//    launch per column tile, in tile order. A block of kSpmvThreads stages the
 //    tile's slice of the ranked x in shared memory (where the tile has enough entries per staged
 //    value to pay for it; the sparse tile and thin tiles read x through L1/L2), then each warp
 //    runs whole workloads: CSR-vector for row-major ones (lanes stride a row, a fixed butterfly
 //    reduces it), ELL for column-major ones (a lane per row, sequential over the row).
 //  - TILE-COO: the same tiles as plain coordinate lists; a warp owns a range of whole rows and
 //    reduces them with a segmented warp scan.
-//  - CSR (vector): a warp per row; also the path taken when u has absent entries.
-// Every launch writes each output row from one warp, and tiles add into t(i) in tile order: no
-// atomics, results reproducible bit for bit.
+//  - CSR (vector): G lanes per row (from the mean row length), a block per row longer than 128 G;
+//    also the path taken when u has absent entries.
+// Every launch writes each output row from one warp (a block for the CSR kernel's long rows), and
+// tiles add into t(i) in tile order: no atomics, results reproducible bit for bit.
 #pragma once
 #include "cuda/cuda_backend.cuh"
 #include "cuda/cuda_reduce.cuh"
@@ -96,8 +98,7 @@ __global__ void __launch_bounds__(kSpmvThreads)
                 const Index *c = cols + local + (int64_t)q * W.stride;
                 const T *v = vals ? vals + W.entry_begin + (int64_t)q * W.stride : nullptr;
                 Acc acc = (Acc)s.identity();
-                // two slots per lane and step: their loads issue together (the stride is a
-                // multiple of 32, so k + 32 < stride whenever k < width rounds up past 32)
+                // two slots per lane and step, both loaded before either is used
                 int32_t k = lane;
                 for (; k + 32 < W.width; k += 64) {
                     const Index c0 = c[k], c1 = c[k + 32];
