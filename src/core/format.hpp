@@ -159,20 +159,30 @@ inline int64_t choose_workload_size(const Lengths &lengths, int64_t nrows, int64
     const int64_t first = std::max<int64_t>(1, lengths[0]);
     const int64_t up = tile_nnz / maw;
     auto search = [&](int64_t low, int64_t high, bool multiples) {
-        int64_t best = low;
-        double best_time = INFINITY;
+        std::vector<int64_t> cands;
         int64_t k = 1;
         for (int evaluated = 0; k * low <= high; ++evaluated) {
-            int64_t wl = k * low;
-            double t = model_tile_time(lengths, nrows, wl, m);
-            if (t < best_time) {
-                best_time = t;
-                best = wl;
-            }
+            cands.push_back(k * low);
             // The paper steps by one multiple; past 64 candidates (and always on the hub path)
             // the steps grow geometrically to bound the search.
             k = (multiples && evaluated < 64) ? k + 1 : std::max(k + 1, (k * 5) / 4);
         }
+        // The candidates are independent: on large tiles they are modelled in parallel (each
+        // thread with its own copy of the accessor, whose cursor is state); the first fastest
+        // wins, as in a serial scan, so the choice does not depend on the thread count.
+        std::vector<double> times(cands.size());
+#pragma omp parallel for schedule(dynamic, 1) if (nrows >= 100000)
+        for (int64_t c = 0; c < (int64_t)cands.size(); ++c) {
+            const Lengths local = lengths;
+            times[(size_t)c] = model_tile_time(local, nrows, cands[(size_t)c], m);
+        }
+        int64_t best = low;
+        double best_time = INFINITY;
+        for (size_t c = 0; c < cands.size(); ++c)
+            if (times[c] < best_time) {
+                best_time = times[c];
+                best = cands[c];
+            }
         return best;
     };
     if (first <= up) return search(first, up, true);
