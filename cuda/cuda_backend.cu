@@ -307,12 +307,17 @@ static double seconds_since(std::chrono::steady_clock::time_point t0) {
 // up to R-MAT scale 22 (16.8 MB of fp32 x) and on cnr-2000, uk-2007-05@100000 and
 // soc-Slashdot0902, the tile-composite one from scale 23 (33.6 MB) on (2.18 against 2.35 ms at
 // 23, 7.76 against 12.8 ms at 25); on the non-power-law set CSR is ahead everywhere.
-static psv_kernel auto_kernel(const CudaMatrix &M, size_t l2_bytes) {
-    if (M.nvals == 0 || M.ncols == 0) return PSV_KERNEL_CSR;
+// The rule, for an input of x_bytes (ncols values, or ncols x k for the k-vector product).
+static bool prefers_tile_composite(const CudaMatrix &M, double x_bytes, size_t l2_bytes) {
+    if (M.nvals == 0 || M.ncols == 0) return false;
     const double mean = (double)M.nvals / (double)M.ncols;
     const bool power_law = (double)M.form.max_col_length >= 16.0 * mean;
+    return power_law && x_bytes > 0.5 * (double)l2_bytes;
+}
+
+static psv_kernel auto_kernel(const CudaMatrix &M, size_t l2_bytes) {
     const double x_bytes = (double)M.ncols * (double)(M.pattern ? 4 : type_size(M.type));
-    return power_law && x_bytes > 0.5 * (double)l2_bytes ? PSV_KERNEL_TILE_COMPOSITE : PSV_KERNEL_CSR;
+    return prefers_tile_composite(M, x_bytes, l2_bytes) ? PSV_KERNEL_TILE_COMPOSITE : PSV_KERNEL_CSR;
 }
 
 // Lanes per row for the CSR (vector) kernel: about four entries per lane for a row of mean
@@ -407,21 +412,12 @@ void CudaMatrix::info(psv_matrix_info &o) const {
 }
 
 void CudaMatrix::tile_info(int32_t tile, psv_tile_info &o) const {
-    std::memset(&o, 0, sizeof o);
     const Tile &t = form.tiles[tile];
-    o.col_begin = t.col_begin;
-    o.col_end = t.col_end;
-    o.rows = t.row_count;
-    o.nvals = t.nvals;
-    o.workloads = t.wl_end - t.wl_begin;
+    fill_tile_info(t, o);
     std::vector<Workload> wl((size_t)o.workloads);
     if (!wl.empty())
         be_->download(wl.data(), form.workloads.as<Workload>() + t.wl_begin, wl.size() * sizeof(Workload));
     for (const Workload &w : wl) o.row_major_workloads += w.layout == kRowMajor;
-    o.workload_size = t.workload_size;
-    o.stored_entries = t.entry_end - t.entry_begin;
-    o.index_bits = t.index_bits;
-    o.is_sparse = t.is_sparse;
 }
 
 void CudaMatrix::extract_tuples(int64_t *rows, int64_t *cols, void *values) const {
@@ -868,11 +864,9 @@ void CudaBackend::spmm_pattern(const MatrixStore &A, int32_t k, const float *U, 
         pattern_product(*this, M, U, T);
         return;
     }
-    bool tc = M.nvals > 0 && M.kernel == PSV_KERNEL_TILE_COMPOSITE;
-    if (!tc && M.nvals > 0 && M.options.kernel == PSV_KERNEL_AUTO && M.ncols > 0) {
-        const bool power_law = (double)M.form.max_col_length >= 16.0 * ((double)M.nvals / (double)M.ncols);
-        tc = power_law && (double)M.ncols * (double)k * 4.0 > 0.5 * (double)l2_bytes_;
-    }
+    const bool tc = M.nvals > 0 && (M.kernel == PSV_KERNEL_TILE_COMPOSITE ||
+                                    (M.options.kernel == PSV_KERNEL_AUTO &&
+                                     prefers_tile_composite(M, (double)M.ncols * (double)k * 4.0, l2_bytes_)));
     if (tc) {
         tc_spmm(*this, M, k, U, T);
         return;

@@ -541,9 +541,10 @@ void build_form(CudaBackend &be, CudaMatrix &M, int64_t tw, int64_t max_tiles, i
             g.count = cnt;
             g.w = (int32_t)w;
             g.h = (int32_t)h;
-            g.layout = w >= h ? kRowMajor : kColMajor;
-            g.stride = (int32_t)round_up(g.layout == kRowMajor ? w : h, kWarpSize);
-            g.area = (int64_t)g.stride * (g.layout == kRowMajor ? h : w);
+            const WorkloadShape sh = workload_shape(w, h);
+            g.layout = sh.layout;
+            g.stride = sh.stride;
+            g.area = sh.slots;
             groups.push_back(g);
             g_wl.push_back(wls);
             g_row.push_back(rows + i);

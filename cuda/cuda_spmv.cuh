@@ -71,6 +71,17 @@ __global__ void spmv_prologue_kernel(const S s, int64_t n, const int64_t *__rest
     }
 }
 
+// The tile's slice of x: copied by the whole block into dynamic shared memory when use_smem,
+// else read where it is (L1/L2). Every thread of the block must call it.
+template <class T> __device__ __forceinline__ const T *stage_x(const T *__restrict__ xg, int32_t ncols_tile, int use_smem) {
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    if (!use_smem) return xg;
+    T *xs = reinterpret_cast<T *>(smem_raw);
+    for (int32_t i = threadIdx.x; i < ncols_tile; i += blockDim.x) xs[i] = xg[i];
+    __syncthreads();
+    return xs;
+}
+
 template <class S, class Index>
 __global__ void __launch_bounds__(kSpmvThreads)
     tile_composite_kernel(const S s, const Workload *__restrict__ wls, int64_t nwl, const Index *__restrict__ cols,
@@ -79,14 +90,7 @@ __global__ void __launch_bounds__(kSpmvThreads)
                           const int32_t *__restrict__ row_ids, typename S::value_type *__restrict__ t) {
     using T = typename S::value_type;
     using Acc = typename S::acc_type;
-    extern __shared__ __align__(16) unsigned char smem_raw[];
-    const T *x = xg;
-    if (use_smem) {
-        T *xs = reinterpret_cast<T *>(smem_raw);
-        for (int32_t i = threadIdx.x; i < ncols_tile; i += blockDim.x) xs[i] = xg[i];
-        __syncthreads();
-        x = xs;
-    }
+    const T *x = stage_x(xg, ncols_tile, use_smem);
     const Index pad = (Index)~Index(0);
     const int lane = threadIdx.x & 31;
     for (int64_t wi = (int64_t)blockIdx.x * kSpmvWarps + (threadIdx.x >> 5); wi < nwl;
@@ -151,14 +155,7 @@ __global__ void __launch_bounds__(kSpmvThreads)
                     const typename S::value_type *__restrict__ xg, int32_t ncols_tile, int use_smem,
                     typename S::value_type *__restrict__ t) {
     using T = typename S::value_type;
-    extern __shared__ __align__(16) unsigned char smem_raw[];
-    const T *x = xg;
-    if (use_smem) {
-        T *xs = reinterpret_cast<T *>(smem_raw);
-        for (int32_t i = threadIdx.x; i < ncols_tile; i += blockDim.x) xs[i] = xg[i];
-        __syncthreads();
-        x = xs;
-    }
+    const T *x = stage_x(xg, ncols_tile, use_smem);
     const int lane = threadIdx.x & 31;
     for (int64_t c = (int64_t)blockIdx.x * kSpmvWarps + (threadIdx.x >> 5); c < nchunks;
          c += (int64_t)gridDim.x * kSpmvWarps) {

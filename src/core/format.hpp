@@ -75,6 +75,21 @@ struct Tile {
     int32_t is_sparse = 0;
 };
 
+// psv_matrix_tile_info's fields that the tile itself holds (every backend adds the count of its
+// row-major workloads, which live in its own memory).
+inline void fill_tile_info(const Tile &t, psv_tile_info &o) {
+    o = psv_tile_info{};
+    o.col_begin = t.col_begin;
+    o.col_end = t.col_end;
+    o.rows = t.row_count;
+    o.nvals = t.nvals;
+    o.workloads = t.wl_end - t.wl_begin;
+    o.workload_size = t.workload_size;
+    o.stored_entries = t.entry_end - t.entry_begin;
+    o.index_bits = t.index_bits;
+    o.is_sparse = t.is_sparse;
+}
+
 // Tile-composite form held on the host (the CPU backend's executable form; the CUDA builder's
 // output is compared against it).
 struct TileComposite {
@@ -114,6 +129,21 @@ inline int64_t workload_height(int64_t w, int64_t wl) {
     return h < 1 ? 1 : h;
 }
 inline int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+
+// The storage of a workload of h rows whose first (longest) row has length w: row-major
+// (CSR-vector) when w >= h, each row padded to `stride` slots; else column-major (ELL), the
+// height padded to `stride`. `slots` is its padded size. Both builders take shapes from here.
+struct WorkloadShape {
+    int32_t layout, stride;
+    int64_t slots;
+};
+inline WorkloadShape workload_shape(int64_t w, int64_t h) {
+    WorkloadShape s;
+    s.layout = w >= h ? kRowMajor : kColMajor;
+    s.stride = (int32_t)round_up(s.layout == kRowMajor ? w : h, kWarpSize);
+    s.slots = (int64_t)s.stride * (s.layout == kRowMajor ? h : w);
+    return s;
+}
 
 // Algorithm 3: predicted time of a tile whose ranked row lengths (descending) are
 // lengths[0 .. nrows), partitioned with workload size wl. Lengths is anything indexable: a

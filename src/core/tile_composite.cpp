@@ -225,9 +225,10 @@ TileComposite build_tile_composite(const CsrHost &A, int64_t tile_width, int64_t
             W.row_begin = r;
             W.height = (int32_t)h;
             W.width = (int32_t)w;
-            W.layout = w >= h ? kRowMajor : kColMajor;
-            W.stride = (int32_t)round_up(W.layout == kRowMajor ? w : h, kWarpSize);
-            slots += (int64_t)W.stride * (W.layout == kRowMajor ? h : w);
+            const WorkloadShape sh = workload_shape(w, h);
+            W.layout = sh.layout;
+            W.stride = sh.stride;
+            slots += sh.slots;
             P.workloads.push_back(W);
             r += h;
         }

@@ -73,18 +73,9 @@ void CpuMatrix::info(psv_matrix_info &o) const {
 }
 
 void CpuMatrix::tile_info(int32_t tile, psv_tile_info &o) const {
-    std::memset(&o, 0, sizeof o);
     const Tile &t = form.tiles[tile];
-    o.col_begin = t.col_begin;
-    o.col_end = t.col_end;
-    o.rows = t.row_count;
-    o.nvals = t.nvals;
-    o.workloads = t.wl_end - t.wl_begin;
+    fill_tile_info(t, o);
     for (int64_t w = t.wl_begin; w < t.wl_end; ++w) o.row_major_workloads += form.workloads[w].layout == kRowMajor;
-    o.workload_size = t.workload_size;
-    o.stored_entries = t.entry_end - t.entry_begin;
-    o.index_bits = t.index_bits;
-    o.is_sparse = t.is_sparse;
 }
 
 void CpuMatrix::extract_tuples(int64_t *rows, int64_t *cols, void *values) const {
