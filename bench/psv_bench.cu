@@ -14,6 +14,7 @@
 //   --proto-tw LIST            tile widths of the bench-side prototype (not psv): 0 = L2/16 bytes,
 //                              -1 = one tile, "none" = skip (default "0,-1")
 //   --alg-reps R (1)           timed calls per algorithm (PageRank, HITS)
+//   --kernels LIST             which of tile-composite,tile-coo,csr to time besides auto (all)
 //
 // Timing: CUDA events on psv's own stream (psv::cuda::stream_of), median of R runs after W
 // warm-ups; before every timed run the L2 is flushed (a memset of 2x L2 outside the events) and
@@ -564,6 +565,7 @@ static bool build_proto(Proto &P, const Csr &A, const int32_t *rank, const uint6
 struct Opts {
     int runs = 50, warmup = 5;
     bool algos = true, reorder = true, flush = true;
+    bool kernel_on[4] = {true, true, true, true};  // --kernels: which of kKernelName to time besides auto
     int64_t rwr_max_nnz = 20000000, algo_max_nnz = 600000000;
     int alg_reps = 1;  // timed calls of each algorithm (median), after a warm-up where one is needed
     uint64_t seed = 20261121;
@@ -1371,6 +1373,7 @@ static void bench_matrix(const std::string &spec, const std::string &kind) {
     // 7. the other kernels (each a rebuild of the form)
     for (int ki = 1; ki < 4; ++ki) {
         if (ki == 1 && res.auto_kernel == PSV_KERNEL_TILE_COMPOSITE) continue;
+        if (!O.kernel_on[ki]) continue;
         PK(psv_matrix_set_option(PA, PSV_OPT_KERNEL, kKernels[ki]));
         psv_matrix_info inf;
         PK(psv_matrix_info_get(PA, &inf));
@@ -1663,6 +1666,10 @@ int main(int argc, char **argv) {
         else if (a == "--svg") O.svg = next();
         else if (a == "--no-algos") O.algos = false;
         else if (a == "--no-reorder") O.reorder = false;
+        else if (a == "--kernels") {  // comma list of tile-composite, tile-coo, csr (auto is always timed)
+            const std::string l = next();
+            for (int k = 1; k < 4; ++k) O.kernel_on[k] = l.find(kKernelName[k]) != std::string::npos;
+        }
         else if (a == "--no-flush") O.flush = false;
         else if (a == "--alg-reps") O.alg_reps = std::max(1, std::atoi(next().c_str()));
         else if (a == "--proto-tw") {  // comma list; 0: L2/16 bytes, -1: one tile; "none": no prototype

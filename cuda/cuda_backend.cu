@@ -299,25 +299,27 @@ static double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// PSV_KERNEL_AUTO: tile-composite where the columns follow a power law (the longest column at
-// least 16 times the mean: a few columns carry most entries) and x is too large for the L2 cache
-// to hold it while the entries stream past (more than half of L2): there, gathering x in column
-// rank order keeps the hot part of x cached. Elsewhere CSR, whose single launch and natural
-// column order win. Measured on an H100 (50 MB L2; bench/NOTES.md, v1): the CSR kernel is ahead
-// up to R-MAT scale 22 (16.8 MB of fp32 x) and on cnr-2000, uk-2007-05@100000 and
-// soc-Slashdot0902, the tile-composite one from scale 23 (33.6 MB) on (2.18 against 2.35 ms at
-// 23, 7.76 against 12.8 ms at 25); on the non-power-law set CSR is ahead everywhere.
-// The rule, for an input of x_bytes (ncols values, or ncols x k for the k-vector product).
-static bool prefers_tile_composite(const CudaMatrix &M, double x_bytes, size_t l2_bytes) {
+// Column rank order pays where the columns follow a power law (the longest column at least 16
+// times the mean: a few columns carry most entries) and x is too large for the L2 cache to hold
+// it while the entries stream past (more than `share` of L2): gathered in rank order, the hot
+// part of x shares cache lines. The rule, for an input of x_bytes (ncols values, or ncols x k for
+// the k-vector product, whose tile-composite variant it selects with share 1/2).
+static bool prefers_rank_order(const CudaMatrix &M, double x_bytes, size_t l2_bytes, double share) {
     if (M.nvals == 0 || M.ncols == 0) return false;
     const double mean = (double)M.nvals / (double)M.ncols;
     const bool power_law = (double)M.form.max_col_length >= 16.0 * mean;
-    return power_law && x_bytes > 0.5 * (double)l2_bytes;
+    return power_law && x_bytes > share * (double)l2_bytes;
 }
 
-static psv_kernel auto_kernel(const CudaMatrix &M, size_t l2_bytes) {
+// PSV_KERNEL_AUTO: the CSR chunk kernel everywhere, over rank-ordered columns where x exceeds
+// L2. Measured on an H100 (50 MB L2; bench/NOTES.md, v2): the chunk kernel is ahead of the
+// tile-composite one on every matrix of the benchmark set; rank order costs 2.5 % at R-MAT 23
+// (x of 33.6 MB: 1.418 against 1.384 ms) and pays from 24 on (67 MB: 2.98 against 3.42 ms; 25:
+// 6.03 against 9.48 ms).
+static bool auto_ranked(const CudaMatrix &M, size_t l2_bytes) {
+    if (test_hooks::chunk_rank_order_always) return M.nvals > 0 && M.ncols > 0;
     const double x_bytes = (double)M.ncols * (double)(M.pattern ? 4 : type_size(M.type));
-    return prefers_tile_composite(M, x_bytes, l2_bytes) ? PSV_KERNEL_TILE_COMPOSITE : PSV_KERNEL_CSR;
+    return prefers_rank_order(M, x_bytes, l2_bytes, 1.0);
 }
 
 // Lanes per row for the CSR (vector) kernel: about four entries per lane for a row of mean
@@ -327,11 +329,6 @@ static int32_t csr_lanes_for(int64_t nvals, int64_t nrows) {
     int32_t g = 2;
     while (g < 32 && 4.0 * g < mean) g *= 2;
     return g;
-}
-
-__global__ void long_rows_kernel(int64_t n, const int64_t *rp, int64_t min_len, int32_t *list, unsigned long long *count) {
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
-        if (rp[i + 1] - rp[i] > min_len) list[atomicAdd(count, 1ull)] = (int32_t)i;
 }
 
 void CudaMatrix::rebuild(const FormatOptions &opt) {
@@ -352,24 +349,17 @@ void CudaMatrix::rebuild(const FormatOptions &opt) {
         form = std::move(old);  // keep the old form on failure
         throw;
     }
-    if (k == PSV_KERNEL_AUTO) k = auto_kernel(*this, be_->l2_bytes());
+    bool ranked = false;
+    if (k == PSV_KERNEL_AUTO) {
+        ranked = auto_ranked(*this, be_->l2_bytes());
+        k = PSV_KERNEL_CSR;
+    }
     // the CSR kernel's plan (it also serves products whose input vector has absent entries)
     const int32_t lanes = csr_lanes_for(nvals, nrows);
     const int64_t long_min = 128 * (int64_t)lanes;
     Buffer list;
-    int64_t nlong = 0;
-    if (max_row_length > long_min) {
-        const int64_t cap = std::min<int64_t>(nrows, nvals / (long_min + 1) + 1);
-        list = Buffer(be_, (size_t)cap * 4);
-        Buffer cnt(be_, 8);
-        be_->set_bytes(cnt.get(), 0, 8);
-        long_rows_kernel<<<grid_for(nrows), 256, 0, be_->stream()>>>(nrows, row_ptr.as<int64_t>(), long_min,
-                                                                     list.as<int32_t>(), cnt.as<unsigned long long>());
-        PSV_CUDA_LAUNCH_CHECK();
-        uint64_t h = 0;
-        be_->download(&h, cnt.get(), 8);
-        nlong = (int64_t)h;
-    }
+    const int64_t nlong = list_long_rows(*be_, *this, long_min, list);
+    build_chunk_plan(*be_, *this, ranked);
     kernel = k;
     csr_lanes = lanes;
     csr_long_min = long_min;
@@ -866,7 +856,7 @@ void CudaBackend::spmm_pattern(const MatrixStore &A, int32_t k, const float *U, 
     }
     const bool tc = M.nvals > 0 && (M.kernel == PSV_KERNEL_TILE_COMPOSITE ||
                                     (M.options.kernel == PSV_KERNEL_AUTO &&
-                                     prefers_tile_composite(M, (double)M.ncols * (double)k * 4.0, l2_bytes_)));
+                                     prefers_rank_order(M, (double)M.ncols * (double)k * 4.0, l2_bytes_, 0.5)));
     if (tc) {
         tc_spmm(*this, M, k, U, T);
         return;

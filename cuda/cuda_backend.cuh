@@ -7,7 +7,9 @@
 //    combines its partial into t(i) (t(i) = add(t(i), partial)), and a row appears once per tile,
 //    so no two warps of a launch touch the same output and the order of tile sums is fixed.
 //    Within a row the warp reduction is a fixed butterfly (row-major workloads) or a sequential
-//    loop (column-major workloads, CSR-vector rows use a fixed butterfly too). No float atomics.
+//    loop (column-major workloads, CSR-vector rows use a fixed butterfly too). The CSR chunk
+//    kernel sums a chunk's row pieces in fixed orders and a long row's piece slots in slot order
+//    (an integer counter picks which warp does it, not the order). No float atomics.
 //  - Reductions (reduce, sum, PageRank's dangling sum and L1 difference, normalize, RWR) use a
 //    fixed grid for a given n, fixed per-block trees, and a final in-order pass over the block
 //    partials: the result does not depend on scheduling. Integer atomics are used only for
@@ -87,6 +89,12 @@ struct TcForm {
     int64_t max_col_length = 0;
 };
 
+// The CSR chunk kernel: threads per block, target entries per chunk (a chunk holds at most twice
+// as many).
+constexpr int kChunkThreads = 256;
+constexpr int kChunkPerThread = 8;
+constexpr int64_t kChunkEntries = (int64_t)kChunkThreads * kChunkPerThread;
+
 class CudaMatrix final : public MatrixStore {
 public:
     explicit CudaMatrix(CudaBackend *be) : be_(be) {}
@@ -114,6 +122,25 @@ public:
     int64_t csr_long_min = 0;
     Buffer long_rows;
     int64_t n_long_rows = 0;
+    // CSR chunk plan (csr_chunk_kernel, the CSR kernel whenever u has every entry): the entries
+    // cut into chunks of at most 2 x kChunkEntries, each a block of kChunkThreads. A cut that would
+    // fall inside a row of at most kChunkEntries moves back to that row's start, so only rows
+    // longer than kChunkEntries ("long") are split; a long row's pieces are summed into slots,
+    // and the block that finishes its last piece (a per-row counter) adds them in order.
+    struct ChunkPlan {
+        bool ranked = false;  // columns by rank (col_ranked), x gathered into rank order per product
+        int64_t nchunks = 0, nlong = 0;
+        Buffer begin;      // int64 [nchunks + 1]: first entry of each chunk (last: nvals)
+        Buffer first_row;  // int32 [nchunks + 1]: first row starting at or after begin (last: nrows)
+        Buffer head_long;  // int32 [nchunks]: the long row this chunk continues (its first piece), or -1
+        Buffer tail_long;  // int32 [nchunks]: the long row starting in this chunk (its last piece), or -1
+        Buffer long_row;   // int32 [nlong]
+        Buffer long_first; // int64 [nlong]: the chunk holding the row's first entry
+        Buffer long_slot;  // int64 [nlong + 1]: slots of row j: long_slot[j] .. long_slot[j + 1]
+        Buffer counters;   // uint32 [nlong], zero between products
+        Buffer slots;      // 8 bytes per slot (the accumulator type)
+        Buffer col_ranked; // int32 [nvals]: each entry's column rank (form.col_order's inverse), when ranked
+    } chunks;
 };
 
 class CudaBackend final : public Backend {
@@ -210,6 +237,10 @@ template <class T> void spmv_typed(CudaBackend &be, const SpmvArgs &a);
 
 // Threads per block of the SpMV kernels.
 constexpr int kSpmvThreads = 512;
+// The rows of M longer than min_len, in no particular order (a device int32 list); their count.
+int64_t list_long_rows(CudaBackend &be, const CudaMatrix &M, int64_t min_len, Buffer &out);
+// Build M.chunks from M's CSR (and, when ranked, its column ranking form.col_order).
+void build_chunk_plan(CudaBackend &be, CudaMatrix &M, bool ranked);
 
 // Grid size for an elementwise kernel over n items.
 inline unsigned grid_for(int64_t n, int threads = 256, int64_t cap = 65535LL * 32) {

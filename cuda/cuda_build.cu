@@ -17,7 +17,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "cuda/cuda_backend.cuh"
 #include "cuda/cuda_internal.hpp"
@@ -775,6 +777,145 @@ std::unique_ptr<MatrixStore> build_from_device_coo(Backend &be_, int64_t nrows, 
         gather_values(be, m, src.as<uint32_t>(), values, val.get(), vs);
     }
     return be.build_from_device_csr(nrows, ncols, type, vs == 0, rp.as<int64_t>(), col.as<int32_t>(), val.get(), opt);
+}
+
+// ---- the CSR chunk plan ----------------------------------------------------------------------
+
+namespace {
+
+// Chunk k starts at entry k*C, moved back to the start of the row holding it unless that row is
+// longer than C (chunk 0 starts at 0, the end is nnz). The starts increase strictly: a row of at
+// most C entries cannot hold two multiples of C.
+__global__ void chunk_begin_kernel(int64_t K, int64_t C, int64_t n, int64_t nnz, const int64_t *rp, int64_t *begin) {
+    PSV_GRID_LOOP(k, K + 1) {
+        int64_t b;
+        if (k == 0) b = 0;
+        else if (k == K) b = nnz;
+        else {
+            const int64_t pos = k * C;
+            const int64_t r = upper_bound_d<int64_t>(rp, n + 1, pos) - 1;  // rp[r] <= pos < rp[r + 1]
+            b = rp[r + 1] - rp[r] > C ? pos : rp[r];
+        }
+        begin[k] = b;
+    }
+}
+
+// The first row starting at or after each chunk's start (empty rows at the start included).
+__global__ void chunk_rows_kernel(int64_t K, int64_t n, const int64_t *rp, const int64_t *begin, int32_t *first_row) {
+    PSV_GRID_LOOP(k, K + 1) first_row[k] = (int32_t)(k == K ? n : lower_bound_d<int64_t>(rp, n, begin[k]));
+}
+
+// Each long row's first and last chunk.
+__global__ void long_span_kernel(int64_t nlong, int64_t K, const int32_t *rows, const int64_t *rp, const int64_t *begin,
+                                 int64_t *first, int64_t *pieces) {
+    PSV_GRID_LOOP(j, nlong) {
+        const int32_t r = rows[j];
+        const int64_t bs = upper_bound_d<int64_t>(begin, K + 1, rp[r]) - 1;
+        const int64_t be = upper_bound_d<int64_t>(begin, K + 1, rp[r + 1] - 1) - 1;
+        first[j] = bs;
+        pieces[j] = be - bs + 1;
+    }
+}
+
+__global__ void long_map_kernel(int64_t nlong, const int64_t *first, const int64_t *slot, int32_t *head, int32_t *tail) {
+    PSV_GRID_LOOP(j, nlong) {
+        const int64_t bs = first[j], np = slot[j + 1] - slot[j];
+        tail[bs] = (int32_t)j;
+        for (int64_t p = 1; p < np; ++p) head[bs + p] = (int32_t)j;
+    }
+}
+
+__global__ void long_rows_kernel(int64_t n, const int64_t *rp, int64_t min_len, int32_t *list, unsigned long long *count) {
+    PSV_GRID_LOOP(i, n)
+    if (rp[i + 1] - rp[i] > min_len) list[atomicAdd(count, 1ull)] = (int32_t)i;
+}
+
+__global__ void rank_cols_kernel(int64_t nnz, const int32_t *col, const int32_t *rank_of, int32_t *out) {
+    PSV_GRID_LOOP(q, nnz) out[q] = rank_of[col[q]];
+}
+__global__ void invert_kernel(int64_t n, const int32_t *order, int32_t *rank_of) {
+    PSV_GRID_LOOP(k, n) rank_of[order[k]] = (int32_t)k;
+}
+
+}  // namespace
+
+int64_t list_long_rows(CudaBackend &be, const CudaMatrix &M, int64_t min_len, Buffer &out) {
+    if (M.max_row_length <= min_len || M.nrows == 0) {
+        out = Buffer();
+        return 0;
+    }
+    const int64_t cap = std::min<int64_t>(M.nrows, M.nvals / (min_len + 1) + 1);
+    Buffer list(&be, (size_t)cap * 4), cnt(&be, 8);
+    be.set_bytes(cnt.get(), 0, 8);
+    launch(be, M.nrows, [&](unsigned g, int b) {
+        long_rows_kernel<<<g, b, 0, be.stream()>>>(M.nrows, M.row_ptr.as<int64_t>(), min_len, list.as<int32_t>(),
+                                                   cnt.as<unsigned long long>());
+    });
+    uint64_t h = 0;
+    be.download(&h, cnt.get(), 8);
+    out = std::move(list);
+    return (int64_t)h;
+}
+
+void build_chunk_plan(CudaBackend &be, CudaMatrix &M, bool ranked) {
+    cudaStream_t st = be.stream();
+    CudaMatrix::ChunkPlan P;
+    const int64_t n = M.nrows, nnz = M.nvals;
+    const int64_t C = kChunkEntries;
+    if (n == 0 || nnz == 0) {
+        M.chunks = std::move(P);
+        return;
+    }
+    const int64_t K = (nnz + C - 1) / C;
+    P.nchunks = K;
+    P.begin = Buffer(&be, (size_t)(K + 1) * 8);
+    P.first_row = Buffer(&be, (size_t)(K + 1) * 4);
+    P.head_long = Buffer(&be, (size_t)K * 4);
+    P.tail_long = Buffer(&be, (size_t)K * 4);
+    const int64_t *rp = M.row_ptr.as<int64_t>();
+    launch(be, K + 1, [&](unsigned g, int b) { chunk_begin_kernel<<<g, b, 0, st>>>(K, C, n, nnz, rp, P.begin.as<int64_t>()); });
+    launch(be, K + 1, [&](unsigned g, int b) {
+        chunk_rows_kernel<<<g, b, 0, st>>>(K, n, rp, P.begin.as<int64_t>(), P.first_row.as<int32_t>());
+    });
+    be.set_bytes(P.head_long.get(), 0xff, (size_t)K * 4);
+    be.set_bytes(P.tail_long.get(), 0xff, (size_t)K * 4);
+    if (M.max_row_length > C) {
+        Buffer list;
+        const int64_t L = list_long_rows(be, M, C, list);
+        Buffer first(&be, (size_t)L * 8), pieces(&be, (size_t)L * 8);
+        launch(be, L, [&](unsigned g, int b) {
+            long_span_kernel<<<g, b, 0, st>>>(L, K, list.as<int32_t>(), rp, P.begin.as<int64_t>(), first.as<int64_t>(),
+                                              pieces.as<int64_t>());
+        });
+        std::vector<int64_t> slot((size_t)L + 1, 0);
+        be.download(slot.data() + 1, pieces.get(), (size_t)L * 8);
+        for (int64_t j = 0; j < L; ++j) slot[j + 1] += slot[j];
+        P.long_slot = Buffer(&be, (size_t)(L + 1) * 8);
+        be.upload(P.long_slot.get(), slot.data(), (size_t)(L + 1) * 8);
+        launch(be, L, [&](unsigned g, int b) {
+            long_map_kernel<<<g, b, 0, st>>>(L, first.as<int64_t>(), P.long_slot.as<int64_t>(), P.head_long.as<int32_t>(),
+                                             P.tail_long.as<int32_t>());
+        });
+        P.nlong = L;
+        P.long_row = std::move(list);
+        P.long_first = std::move(first);
+        P.counters = Buffer(&be, (size_t)L * 4);
+        be.set_bytes(P.counters.get(), 0, (size_t)L * 4);
+        P.slots = Buffer(&be, (size_t)slot[L] * 8);
+    }
+    if (ranked && M.form.col_order.get()) {
+        Buffer rank_of(&be, (size_t)M.ncols * 4);
+        launch(be, M.ncols, [&](unsigned g, int b) {
+            invert_kernel<<<g, b, 0, st>>>(M.ncols, M.form.col_order.as<int32_t>(), rank_of.as<int32_t>());
+        });
+        P.col_ranked = Buffer(&be, (size_t)nnz * 4);
+        launch(be, nnz, [&](unsigned g, int b) {
+            rank_cols_kernel<<<g, b, 0, st>>>(nnz, M.col.as<int32_t>(), rank_of.as<int32_t>(), P.col_ranked.as<int32_t>());
+        });
+        P.ranked = true;
+    }
+    be.sync();
+    M.chunks = std::move(P);
 }
 
 }  // namespace cuda

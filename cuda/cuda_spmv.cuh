@@ -9,10 +9,14 @@
 //    reduces it), ELL for column-major ones (a lane per row, sequential over the row).
 //  - TILE-COO: the same tiles as plain coordinate lists; a warp owns a range of whole rows and
 //    reduces them with a segmented warp scan.
+//  - CSR chunks (the CSR kernel, and AUTO's choice, whenever u has every entry): a block per
+//    chunk of about kChunkEntries entries cut at row starts (csr_chunk_kernel below); under AUTO
+//    the columns are in rank order where x exceeds half of L2 on a power-law matrix.
 //  - CSR (vector): G lanes per row (from the mean row length), a block per row longer than 128 G;
-//    also the path taken when u has absent entries.
-// Every launch writes each output row from one warp (a block for the CSR kernel's long rows), and
-// tiles add into t(i) in tile order: no atomics, results reproducible bit for bit.
+//    the path taken when u has absent entries.
+// Every launch writes each output row from one warp (a block for the CSR kernel's long rows, a
+// chunk's warp for a long row's last piece), and tiles add into t(i) in tile order: no float
+// atomics (integer counters only), results reproducible bit for bit.
 #pragma once
 #include "cuda/cuda_backend.cuh"
 #include "cuda/cuda_reduce.cuh"
@@ -312,6 +316,186 @@ void launch_csr_vector(CudaBackend &be, const CudaMatrix &M, const S s, const ty
     }
 }
 
+// A matrix entry read once per product: streamed past L1 and marked first to leave L2, so the
+// cached x stays.
+template <class T> __device__ __forceinline__ T ld_stream(const T *p) {
+    if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value || std::is_same<T, int32_t>::value)
+        return __ldcs(p);
+    else if constexpr (std::is_same<T, int64_t>::value)
+        return (int64_t)__ldcs(reinterpret_cast<const long long *>(p));
+    else
+        return *p;
+}
+
+// CSR by chunks (merge-like, for u with every entry): block k owns the entries of chunk k
+// (M.chunks: at most 2 x kChunkThreads x E of them, cut at row starts except inside rows longer
+// than kChunkThreads x E). Each thread loads E (or 2E) entries before using any, the products go
+// to shared memory, then the chunk's row pieces are summed: G lanes per piece (G from the
+// chunk's mean piece length), pieces longer than 16 G by a whole warp afterwards. A long row's
+// pieces land in slots; the warp that finishes the last of them (a counter per long row, reset
+// by that warp) adds the slots in order. Every sum has a fixed order: results are reproducible.
+// At least 6 blocks per SM: registers capped near 40 (without the cap the compiler took 64, 4
+// blocks); a cap of 32 (8 blocks) spills and measured 3-10 % slower (H100, bench/NOTES.md v2).
+template <class S, int E>
+__global__ void __launch_bounds__(kChunkThreads, 6)
+    csr_chunk_kernel(const S s, const int64_t *__restrict__ cb, const int32_t *__restrict__ cr,
+                     const int32_t *__restrict__ head_long, const int32_t *__restrict__ tail_long,
+                     const int32_t *__restrict__ long_row, const int64_t *__restrict__ long_first,
+                     const int64_t *__restrict__ long_slot, unsigned *__restrict__ counters, void *slots_raw,
+                     const int64_t *__restrict__ rp, const int32_t *__restrict__ col,
+                     const typename S::value_type *__restrict__ vals, const typename S::value_type *__restrict__ u,
+                     typename S::value_type *__restrict__ t, uint8_t *__restrict__ tp) {
+    using T = typename S::value_type;
+    using Acc = typename S::acc_type;
+    constexpr int TB = kChunkThreads;
+    constexpr int CAP = 2 * TB * E;
+    constexpr int MAXDEF = CAP / 16 + 2;
+    __shared__ T prod[CAP];
+    __shared__ int32_t deferred[MAXDEF];
+    __shared__ int ndef;
+    Acc *slots = static_cast<Acc *>(slots_raw);
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int64_t k = blockIdx.x;
+    const int64_t b = cb[k], e = cb[k + 1];
+    if (tid == 0) ndef = 0;
+    for (int h = 0; h < 2; ++h) {
+        const int64_t base = b + (int64_t)h * TB * E;
+        if (base >= e) break;  // uniform
+        int32_t c[E];
+        T a[E];
+#pragma unroll
+        for (int j = 0; j < E; ++j) {
+            const int64_t q = base + tid + (int64_t)j * TB;
+            const bool in = q < e;
+            c[j] = in ? ld_stream(col + q) : -1;
+            a[j] = (in && vals) ? ld_stream(vals + q) : T(1);
+        }
+#pragma unroll
+        for (int j = 0; j < E; ++j)
+            if (c[j] >= 0) prod[h * TB * E + tid + j * TB] = s.mul(a[j], u[c[j]]);
+    }
+    __syncthreads();
+    const int32_t r0 = cr[k], r1 = cr[k + 1];
+    const int64_t rp0 = rp[r0];
+    const int hh = rp0 > b ? 1 : 0;  // the chunk starts inside a long row
+    const int32_t npieces = (r1 - r0) + hh;
+    // piece p: [lo, hi) of row `row` (-1: the head piece of the long row head_long[k])
+    auto piece = [&](int32_t p, int64_t &lo, int64_t &hi, int32_t &row, bool &is_long) {
+        if (hh && p == 0) {
+            lo = b;
+            hi = rp0 < e ? rp0 : e;
+            row = -1;
+            is_long = true;
+        } else {
+            row = r0 + p - hh;
+            lo = rp[row];
+            const int64_t end = rp[row + 1];
+            hi = end < e ? end : e;
+            is_long = end > e;  // continues past the chunk: the tail piece of a long row
+        }
+    };
+    const int64_t mean = npieces > 0 ? (e - b) / npieces : 0;
+    int G = 1;
+    while (G < 32 && 4 * G < mean) G *= 2;
+    const int per_round = TB / G, sub = tid / G, l = tid % G;
+    for (int32_t p0 = 0; p0 < npieces; p0 += per_round) {
+        const int32_t p = p0 + sub;
+        Acc acc = (Acc)s.identity();
+        bool write = false;
+        int64_t lo = 0, hi = 0;
+        int32_t row = -1;
+        if (p < npieces) {
+            bool is_long;
+            piece(p, lo, hi, row, is_long);
+            if (is_long || hi - lo > 16 * G) {
+                if (l == 0) deferred[atomicAdd(&ndef, 1)] = p;
+            } else {
+                write = true;
+                for (int64_t q = lo + l; q < hi; q += G) acc = s.acc_add(acc, (Acc)prod[q - b]);
+            }
+        }
+#pragma unroll
+        for (int m = 16; m >= 1; m >>= 1)
+            if (m < G) acc = s.acc_add(acc, shfl_xor_any(acc, m));
+        if (write && l == 0) {
+            t[row] = (T)acc;
+            if (tp) tp[row] = hi > lo;
+        }
+    }
+    __syncthreads();
+    const int nd = ndef;
+    for (int i = warp; i < nd; i += TB / 32) {
+        int64_t lo, hi;
+        int32_t row;
+        bool is_long;
+        piece(deferred[i], lo, hi, row, is_long);
+        Acc acc = (Acc)s.identity();
+        for (int64_t q = lo + lane; q < hi; q += 32) acc = s.acc_add(acc, (Acc)prod[q - b]);
+        acc = warp_allreduce_s(s, acc);
+        if (!is_long) {
+            if (lane == 0) {
+                t[row] = (T)acc;
+                if (tp) tp[row] = 1;
+            }
+            continue;
+        }
+        const int32_t j = row < 0 ? head_long[k] : tail_long[k];
+        const int64_t s0 = long_slot[j], np = long_slot[j + 1] - s0;
+        unsigned old = 0;
+        if (lane == 0) {
+            slots[s0 + (k - long_first[j])] = acc;
+            __threadfence();
+            old = atomicAdd(counters + j, 1u);
+        }
+        old = __shfl_sync(0xffffffffu, old, 0);
+        if (old != (unsigned)(np - 1)) continue;
+        // the last piece: every slot is written; add them in slot order
+        __threadfence();
+        Acc sum = (Acc)s.identity();
+        for (int64_t q = lane; q < np; q += 32) {
+            const Acc v = *static_cast<volatile const Acc *>(slots + s0 + q);  // L2, not this SM's L1
+            sum = s.acc_add(sum, v);
+        }
+        sum = warp_allreduce_s(s, sum);
+        if (lane == 0) {
+            const int32_t r = long_row[j];
+            t[r] = (T)sum;
+            if (tp) tp[r] = 1;
+            counters[j] = 0;
+        }
+    }
+}
+
+// x in column rank order: xr[k] = u[order[k]].
+template <class S> __global__ void gather_ranked_kernel(int64_t n, const int32_t *__restrict__ order,
+                                                        const typename S::value_type *__restrict__ u,
+                                                        typename S::value_type *__restrict__ xr) {
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+        xr[i] = u[order[i]];
+}
+
+template <class S>
+void launch_csr_chunk(CudaBackend &be, const CudaMatrix &M, const S s, const typename S::value_type *vals,
+                      const typename S::value_type *u, typename S::value_type *t, uint8_t *tp) {
+    using T = typename S::value_type;
+    const CudaMatrix::ChunkPlan &P = M.chunks;
+    cudaStream_t st = be.stream();
+    const int32_t *c = M.col.as<int32_t>();
+    Buffer xr;  // the only allocation comes first: a failure leaves t untouched
+    if (P.ranked) {
+        xr = Buffer(&be, (size_t)M.ncols * sizeof(T));
+        gather_ranked_kernel<S><<<grid_for(M.ncols), 256, 0, st>>>(M.ncols, M.form.col_order.as<int32_t>(), u, xr.as<T>());
+        PSV_CUDA_LAUNCH_CHECK();
+        u = xr.as<T>();
+        c = P.col_ranked.as<int32_t>();
+    }
+    csr_chunk_kernel<S, kChunkPerThread><<<(unsigned)P.nchunks, kChunkThreads, 0, st>>>(
+        s, P.begin.as<int64_t>(), P.first_row.as<int32_t>(), P.head_long.as<int32_t>(), P.tail_long.as<int32_t>(),
+        P.long_row.as<int32_t>(), P.long_first.as<int64_t>(), P.long_slot.as<int64_t>(), P.counters.as<unsigned>(),
+        P.slots.get(), M.row_ptr.as<int64_t>(), c, vals, u, t, tp);
+    PSV_CUDA_LAUNCH_CHECK();
+}
+
 template <class K> void allow_smem(K kernel, size_t bytes) {
     if (bytes > 48 * 1024) PSV_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
 }
@@ -325,6 +509,10 @@ template <class S> void run_spmv(CudaBackend &be, const CudaMatrix &M, const Spm
     if (n == 0) return;
     const bool use_vals = !M.pattern && a.mul != PSV_SECOND && a.mul != PSV_PAIR;
     if (a.u_present || M.kernel == PSV_KERNEL_CSR) {
+        if (!a.u_present && M.chunks.nchunks > 0) {
+            launch_csr_chunk(be, M, s, use_vals ? M.val.as<T>() : nullptr, u, t, a.t_present);
+            return;
+        }
         launch_csr_vector(be, M, s, use_vals ? M.val.as<T>() : nullptr, u, a.u_present, t, a.t_present);
         return;
     }

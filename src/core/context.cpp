@@ -12,6 +12,7 @@ namespace test_hooks {
 FailAllocationFn fail_allocation = nullptr;
 std::atomic<int64_t> live_buffers{0};
 bool device_pool_no_cache = false;
+bool chunk_rank_order_always = false;
 }  // namespace test_hooks
 
 void ContextCore::set_error(const std::string &msg) {

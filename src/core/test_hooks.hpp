@@ -27,6 +27,11 @@ extern std::atomic<int64_t> live_buffers;
 // test can count host allocations exactly. Set it before the context is created.
 extern bool device_pool_no_cache;
 
+// When true, the CUDA backend's PSV_KERNEL_AUTO reads x in column rank order on every matrix
+// with entries (normally only on large power-law ones), so small tests reach that path. Set it
+// before the matrices are built.
+extern bool chunk_rank_order_always;
+
 inline bool should_fail_allocation(psv_backend backend, size_t bytes) {
     FailAllocationFn f = fail_allocation;
     return f && f(backend, bytes);
