@@ -845,7 +845,7 @@ static void tc_spmm(CudaBackend &be, const CudaMatrix &M, int32_t k, const float
 // k = 1: the tuned SpMV (plus.second, fp32 with double row sums) on the matrix's own kernel.
 // k > 1: the tile-composite k-vector variant where the matrix runs tile-composite, or, under
 // AUTO, where it follows a power law and the k-vector x (ncols x k x 4 bytes) exceeds half of
-// L2 (the same rule as the single-vector choice); the CSR k-vector kernel otherwise.
+// L2 (prefers_rank_order with share 1/2); the CSR k-vector kernel otherwise.
 void CudaBackend::spmm_pattern(const MatrixStore &A, int32_t k, const float *U, float *T) {
     const CudaMatrix &M = static_cast<const CudaMatrix &>(A);
     if (M.nrows <= 0 || k <= 0) return;

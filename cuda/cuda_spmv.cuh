@@ -11,7 +11,7 @@
 //    reduces them with a segmented warp scan.
 //  - CSR chunks (the CSR kernel, and AUTO's choice, whenever u has every entry): a block per
 //    chunk of about kChunkEntries entries cut at row starts (csr_chunk_kernel below); under AUTO
-//    the columns are in rank order where x exceeds half of L2 on a power-law matrix.
+//    the columns are in rank order where x exceeds L2 on a power-law matrix.
 //  - CSR (vector): G lanes per row (from the mean row length), a block per row longer than 128 G;
 //    the path taken when u has absent entries.
 // Every launch writes each output row from one warp (a block for the CSR kernel's long rows, a
@@ -466,14 +466,6 @@ __global__ void __launch_bounds__(kChunkThreads, 6)
     }
 }
 
-// x in column rank order: xr[k] = u[order[k]].
-template <class S> __global__ void gather_ranked_kernel(int64_t n, const int32_t *__restrict__ order,
-                                                        const typename S::value_type *__restrict__ u,
-                                                        typename S::value_type *__restrict__ xr) {
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
-        xr[i] = u[order[i]];
-}
-
 template <class S>
 void launch_csr_chunk(CudaBackend &be, const CudaMatrix &M, const S s, const typename S::value_type *vals,
                       const typename S::value_type *u, typename S::value_type *t, uint8_t *tp) {
@@ -484,7 +476,9 @@ void launch_csr_chunk(CudaBackend &be, const CudaMatrix &M, const S s, const typ
     Buffer xr;  // the only allocation comes first: a failure leaves t untouched
     if (P.ranked) {
         xr = Buffer(&be, (size_t)M.ncols * sizeof(T));
-        gather_ranked_kernel<S><<<grid_for(M.ncols), 256, 0, st>>>(M.ncols, M.form.col_order.as<int32_t>(), u, xr.as<T>());
+        // the product prologue with no rows: only the gather of x into rank order
+        spmv_prologue_kernel<S><<<grid_for(M.ncols), 256, 0, st>>>(s, 0, M.row_ptr.as<int64_t>(), nullptr, nullptr, M.ncols,
+                                                                 M.form.col_order.as<int32_t>(), u, xr.as<T>());
         PSV_CUDA_LAUNCH_CHECK();
         u = xr.as<T>();
         c = P.col_ranked.as<int32_t>();
