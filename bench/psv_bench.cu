@@ -9,8 +9,10 @@
 //   --runs R (50) --warmup W (5) --json F --csv F --svg F --no-algos --no-reorder
 //   --rwr-max-nnz N (20000000) --algo-max-nnz N (600000000) --seed S --no-flush
 //   --contrast (mark the following matrices as non-power-law)  --powerlaw (back)
-//   --variant tw=N,maxt=M,wl=W,kernel=tc|coo|csr   (repeatable) also time psv with these format
-//                              options (tile width, max dense tiles, workload size, kernel)
+//   --variant tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr,hot=H   (repeatable) also time psv with
+//                              these format options (tile width, max dense tiles, workload size,
+//                              kernel; hot: AUTO's hot columns in shared memory, 0 = none, through
+//                              psv's test hook chunk_hot_columns)
 //   --proto-tw LIST            tile widths of the bench-side prototype (not psv): 0 = L2/16 bytes,
 //                              -1 = one tile, "none" = skip (default "0,-1")
 //   --alg-reps R (1)           timed calls per algorithm (PageRank, HITS)
@@ -42,6 +44,7 @@
 #include "algo/algorithms.hpp"
 #include "core/backend.hpp"
 #include "core/objects.hpp"
+#include "core/test_hooks.hpp"
 #include "cuda/cuda_backend.cuh"  // only for the pool's trim (see pool_trim)
 #include "cuda/cuda_internal.hpp"
 #include "io/read.hpp"
@@ -560,6 +563,15 @@ static bool build_proto(Proto &P, const Csr &A, const int32_t *rank, const uint6
     return true;
 }
 
+// psv's CSR chunk plan for A (CUDA internals): column order and hot columns in shared memory.
+static std::string chunk_plan_desc(const psv_matrix *A) {
+    const auto *M = dynamic_cast<const psv::cuda::CudaMatrix *>(A->store.get());
+    if (!M) return "?";
+    char b[128];
+    std::snprintf(b, sizeof b, "%s columns, %lld hot", M->chunks.ranked ? "ranked" : "plain", (long long)M->chunks.hot);
+    return b;
+}
+
 // ---- timing -------------------------------------------------------------------------------------
 
 struct Opts {
@@ -573,6 +585,7 @@ struct Opts {
     struct Variant {
         std::string name;
         psv::FormatOptions opt;
+        int64_t hot = -1;  // psv::test_hooks::chunk_hot_columns while the variant is built
     };
     std::vector<Variant> variants;  // extra psv format options timed on every matrix
     std::vector<int64_t> proto_tw = {0, -1};  // bench prototype tile widths (0: L2 / 16 bytes; -1: one tile)
@@ -1046,6 +1059,7 @@ static void bench_matrix(const std::string &spec, const std::string &kind) {
     std::printf("psv build %.3f s (form %.3f s): %d dense tiles of %lld, sparse %d, workloads %lld, padding %.3f, %lld bytes\n",
                 res.build_s, res.rebuild_tc_s, res.info.dense_tiles, (long long)res.info.tile_width, res.info.sparse_tile,
                 (long long)res.info.workloads, res.info.padding_ratio, (long long)res.info.bytes);
+    std::printf("psv auto plan: %s\n", chunk_plan_desc(PA).c_str());
     std::fflush(stdout);
 
     // 3. vectors: nx inputs rotating past 2x L2, one output; references in double
@@ -1385,12 +1399,15 @@ static void bench_matrix(const std::string &spec, const std::string &kind) {
     for (const auto &v : O.variants) {
         Result::VarRes vr;
         vr.name = v.name;
+        psv::test_hooks::chunk_hot_columns = v.hot;
         try {
             PA->store->rebuild(v.opt);
         } catch (const std::exception &e) {
+            psv::test_hooks::chunk_hot_columns = -1;
             std::printf("variant %s: %s\n", v.name.c_str(), e.what());
             continue;
         }
+        psv::test_hooks::chunk_hot_columns = -1;
         PK(psv_matrix_info_get(PA, &vr.info));
         vr.form_s = vr.info.build_seconds;
         PK(psv_mxv(W, nullptr, PSV_NOOP, s_w, PA, U[0], 0));
@@ -1398,6 +1415,7 @@ static void bench_matrix(const std::string &spec, const std::string &kind) {
         vr.err_w = rel_err(n, Y, ref_w);
         vr.w = g_timer.run([&](int i) { PK(psv_mxv(W, nullptr, PSV_NOOP, s_w, PA, U[i % nx], 0)); });
         vr.p = g_timer.run([&](int i) { PK(psv_mxv(W, nullptr, PSV_NOOP, s_p, PA, U[i % nx], 0)); });
+        std::printf("variant %-22s plan: %s\n", v.name.c_str(), chunk_plan_desc(PA).c_str());
         std::printf("variant %-22s weighted %8.4f ms (err %.1e, %.2fx)  pattern %8.4f ms (%.2fx)  tiles %d+%d, width %lld, workloads %lld,"
                     " padding %.3f, form %.3f s\n",
                     v.name.c_str(), vr.w.med, vr.err_w, res.best_cs() / vr.w.med, vr.p.med, res.best_cs() / vr.p.med, vr.info.dense_tiles,
@@ -1645,7 +1663,7 @@ static void usage() {
     std::fprintf(stderr,
                  "usage: psv_bench [--runs R] [--warmup W] [--json F] [--csv F] [--svg F] [--no-algos] [--no-reorder]\n"
                  "                 [--no-flush] [--rwr-max-nnz N] [--algo-max-nnz N] [--seed S] [--contrast|--powerlaw]\n"
-                 "                 [--variant tw=N,maxt=M,wl=W,kernel=tc|coo|csr]... MATRIX...\n"
+                 "                 [--variant tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr,hot=H]... MATRIX...\n"
                  "  MATRIX: rmat:SCALE[:EF] | stencil:N | PATH[@LABEL]\n");
     std::exit(2);
 }
@@ -1687,7 +1705,7 @@ int main(int argc, char **argv) {
         else if (a == "--algo-max-nnz") O.algo_max_nnz = std::atoll(next().c_str());
         else if (a == "--seed") O.seed = std::strtoull(next().c_str(), nullptr, 10);
         else if (a == "--variant") {
-            // tw=N,maxt=M,wl=W,kernel=tc|coo|csr  (unset: the defaults)
+            // tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr,hot=H  (unset: the defaults)
             Opts::Variant v;
             v.name = next();
             std::string spec = v.name;
@@ -1702,7 +1720,10 @@ int main(int argc, char **argv) {
                 if (k == "tw") v.opt.tile_width = std::atoll(val.c_str());
                 else if (k == "maxt") v.opt.max_tiles = std::atoll(val.c_str());
                 else if (k == "wl") v.opt.workload_size = std::atoll(val.c_str());
-                else if (k == "kernel") v.opt.kernel = val == "coo" ? PSV_KERNEL_TILE_COO : val == "csr" ? PSV_KERNEL_CSR : PSV_KERNEL_TILE_COMPOSITE;
+                else if (k == "kernel")
+                    v.opt.kernel = val == "auto" ? PSV_KERNEL_AUTO : val == "coo" ? PSV_KERNEL_TILE_COO
+                                 : val == "csr"  ? PSV_KERNEL_CSR : PSV_KERNEL_TILE_COMPOSITE;
+                else if (k == "hot") v.hot = std::atoll(val.c_str());
                 else usage();
                 p = e + 1;
             }

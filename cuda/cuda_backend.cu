@@ -299,16 +299,19 @@ static double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// Column rank order pays where the columns follow a power law (the longest column at least 16
-// times the mean: a few columns carry most entries) and x is too large for the L2 cache to hold
-// it while the entries stream past (more than `share` of L2): gathered in rank order, the hot
-// part of x shares cache lines. The rule, for an input of x_bytes (ncols values, or ncols x k for
-// the k-vector product, whose tile-composite variant it selects with share 1/2).
-static bool prefers_rank_order(const CudaMatrix &M, double x_bytes, size_t l2_bytes, double share) {
+// The columns follow a power law: the longest at least 16 times the mean (a few columns carry
+// most entries).
+static bool power_law(const CudaMatrix &M) {
     if (M.nvals == 0 || M.ncols == 0) return false;
     const double mean = (double)M.nvals / (double)M.ncols;
-    const bool power_law = (double)M.form.max_col_length >= 16.0 * mean;
-    return power_law && x_bytes > share * (double)l2_bytes;
+    return (double)M.form.max_col_length >= 16.0 * mean;
+}
+// Column rank order pays where the columns follow a power law and x is too large for the L2
+// cache to hold it while the entries stream past (more than `share` of L2): gathered in rank
+// order, the hot part of x shares cache lines. The rule, for an input of x_bytes (ncols values,
+// or ncols x k for the k-vector product, whose tile-composite variant it selects with share 1/2).
+static bool prefers_rank_order(const CudaMatrix &M, double x_bytes, size_t l2_bytes, double share) {
+    return power_law(M) && x_bytes > share * (double)l2_bytes;
 }
 
 // PSV_KERNEL_AUTO: the CSR chunk kernel everywhere, over rank-ordered columns where x exceeds
@@ -320,6 +323,24 @@ static bool auto_ranked(const CudaMatrix &M, size_t l2_bytes) {
     if (test_hooks::chunk_rank_order_always) return M.nvals > 0 && M.ncols > 0;
     const double x_bytes = (double)M.ncols * (double)(M.pattern ? 4 : type_size(M.type));
     return prefers_rank_order(M, x_bytes, l2_bytes, 1.0);
+}
+
+// PSV_KERNEL_AUTO's hot columns (csr_hot_kernel: x at those columns read from shared memory): on
+// a power-law matrix of values of at most 4 bytes with at least 16 chunks per hot-kernel block
+// (its copy of the hot values, once per block and product, must be spread over enough entries),
+// the columns of length >= hot_min_length, at most kHotMax. Measured on an H100 (bench/NOTES.md,
+// v3): 8192 hot columns beat 4096 and 15840 (what shared memory holds) at R-MAT 20-25, by 4-50 %:
+// a larger set takes L1 space the next-warmest columns of x use; 3.2 M entries (cnr-2000, 6
+// chunks per block) ran 30 % slower than the chunk kernel, 16 M (R-MAT 20, 31 per block) 10 %
+// faster. Products of wider values (fp64, int64) keep the chunk kernel.
+static int64_t auto_hot(const CudaMatrix &M, const CudaBackend &be, size_t vb) {
+    const int64_t cap = std::min<int64_t>(M.ncols, hot_capacity(be.smem_per_sm(), vb));
+    if (M.nvals == 0) return 0;
+    if (test_hooks::chunk_hot_columns >= 0) return std::min<int64_t>(cap, test_hooks::chunk_hot_columns);
+    const int64_t chunks = (M.nvals + kChunkEntries - 1) / kChunkEntries;
+    if (!power_law(M) || vb > 4 || chunks < 16 * (int64_t)kHotBlocksPerSm * be.sm_count()) return 0;
+    const int64_t h = std::min<int64_t>({cap, kHotMax, M.form.hot_columns});
+    return h >= 32 ? h : 0;
 }
 
 // Lanes per row for the CSR (vector) kernel: about four entries per lane for a row of mean
@@ -350,8 +371,10 @@ void CudaMatrix::rebuild(const FormatOptions &opt) {
         throw;
     }
     bool ranked = false;
+    int64_t hot = 0;
     if (k == PSV_KERNEL_AUTO) {
         ranked = auto_ranked(*this, be_->l2_bytes());
+        hot = auto_hot(*this, *be_, vb);
         k = PSV_KERNEL_CSR;
     }
     // the CSR kernel's plan (it also serves products whose input vector has absent entries)
@@ -359,7 +382,7 @@ void CudaMatrix::rebuild(const FormatOptions &opt) {
     const int64_t long_min = 128 * (int64_t)lanes;
     Buffer list;
     const int64_t nlong = list_long_rows(*be_, *this, long_min, list);
-    build_chunk_plan(*be_, *this, ranked);
+    build_chunk_plan(*be_, *this, ranked, hot, vb);
     kernel = k;
     csr_lanes = lanes;
     csr_long_min = long_min;

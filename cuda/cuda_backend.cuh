@@ -87,6 +87,7 @@ struct TcForm {
     std::vector<int64_t> coo_tile_begin;   // entry range of each tile (host), tiles + 1
     std::vector<int64_t> coo_chunk_begin;  // first chunk of each tile (host), tiles + 1
     int64_t max_col_length = 0;
+    int64_t hot_columns = 0;  // columns of length >= hot_min_length (ranks 0 .. hot_columns - 1)
 };
 
 // The CSR chunk kernel: threads per block, target entries per chunk (a chunk holds at most twice
@@ -94,6 +95,25 @@ struct TcForm {
 constexpr int kChunkThreads = 256;
 constexpr int kChunkPerThread = 8;
 constexpr int64_t kChunkEntries = (int64_t)kChunkThreads * kChunkPerThread;
+// Columns at least this long are worth a place among the hot ones (csr_hot_kernel), where each
+// of the sms blocks copies them to shared memory once per product: a copied value (a coalesced
+// read) must serve about a quarter of a gather or more in every block.
+inline int64_t hot_min_length(int sms) { return sms / 4 > 2 ? sms / 4 : 2; }
+// The hot-column chunk kernel (csr_hot_kernel): groups of kChunkThreads threads per block,
+// blocks per SM, and the most hot columns whose values each block gathers itself (through
+// col_order) rather than from a gather launch of its own.
+constexpr int kHotGroups = 3;
+constexpr int kHotBlocksPerSm = 2;
+constexpr int64_t kHotDirect = 2048;
+constexpr int64_t kHotMax = 8192;  // PSV_KERNEL_AUTO's largest hot set (auto_hot)
+// Hot columns csr_hot_kernel can hold for values of vb bytes, with smem_per_sm bytes of shared
+// memory per SM: what kHotBlocksPerSm blocks' products, deferred-piece lists and reserved 1 KB
+// leave, a multiple of 32.
+inline int64_t hot_capacity(size_t smem_per_sm, size_t vb) {
+    const size_t per_block = smem_per_sm / kHotBlocksPerSm;
+    const size_t fixed = (size_t)kHotGroups * (2 * kChunkEntries * vb + (2 * kChunkEntries / 16 + 2) * 4 + 4) + 1024;
+    return per_block > fixed ? (int64_t)((per_block - fixed) / vb) / 32 * 32 : 0;
+}
 
 class CudaMatrix final : public MatrixStore {
 public:
@@ -128,7 +148,11 @@ public:
     // longer than kChunkEntries ("long") are split; a long row's pieces are summed into slots,
     // and the block that finishes its last piece (a per-row counter) adds them in order.
     struct ChunkPlan {
-        bool ranked = false;  // columns by rank (col_ranked), x gathered into rank order per product
+        bool ranked = false;  // columns by rank (col_enc), x gathered into rank order per product
+        // hot columns (ranks 0 .. hot-1) held in shared memory by csr_hot_kernel, for values of at
+        // most hot_vb bytes (a product of wider values reads M.col in plain order); 0: none
+        int64_t hot = 0;
+        size_t hot_vb = 0;
         int64_t nchunks = 0, nlong = 0;
         Buffer begin;      // int64 [nchunks + 1]: first entry of each chunk (last: nvals)
         Buffer first_row;  // int32 [nchunks + 1]: first row starting at or after begin (last: nrows)
@@ -139,7 +163,9 @@ public:
         Buffer long_slot;  // int64 [nlong + 1]: slots of row j: long_slot[j] .. long_slot[j + 1]
         Buffer counters;   // uint32 [nlong], zero between products
         Buffer slots;      // 8 bytes per slot (the accumulator type)
-        Buffer col_ranked; // int32 [nvals]: each entry's column rank (form.col_order's inverse), when ranked
+        // int32 [nvals], when ranked or hot: each entry's column as the kernels read it: rank | 2^31
+        // for a hot column (rank < hot), else the rank (ranked) or the column itself
+        Buffer col_enc;
     } chunks;
 };
 
@@ -196,6 +222,7 @@ public:
     int sm_count() const { return sms_; }
     size_t l2_bytes() const { return l2_bytes_; }
     size_t smem_optin() const { return smem_optin_; }
+    size_t smem_per_sm() const { return smem_per_sm_; }
     DevicePool &pool() { return *pool_; }
     // Scratch of the one-lane deterministic reductions (allocated with the context, so a
     // reduction allocates nothing): kReduceMaxBlocks partials of 8 bytes, one zeroed counter.
@@ -240,7 +267,7 @@ constexpr int kSpmvThreads = 512;
 // The rows of M longer than min_len, in no particular order (a device int32 list); their count.
 int64_t list_long_rows(CudaBackend &be, const CudaMatrix &M, int64_t min_len, Buffer &out);
 // Build M.chunks from M's CSR (and, when ranked, its column ranking form.col_order).
-void build_chunk_plan(CudaBackend &be, CudaMatrix &M, bool ranked);
+void build_chunk_plan(CudaBackend &be, CudaMatrix &M, bool ranked, int64_t hot, size_t hot_vb);
 
 // Grid size for an elementwise kernel over n items.
 inline unsigned grid_for(int64_t n, int threads = 256, int64_t cap = 65535LL * 32) {

@@ -70,8 +70,9 @@ __global__ void col_keys_kernel(int64_t n, const int32_t *len, uint32_t *key, in
     }
 }
 
-// rank_of, ranked lengths' count of columns of length >= 2, and the longest column
-__global__ void rank_kernel(int64_t n, const uint32_t *skey, const int32_t *order, int32_t *rank_of,
+// rank_of, ranked lengths' count of columns of length >= 2, the longest column, and the count
+// of columns of length >= hot_len
+__global__ void rank_kernel(int64_t n, const uint32_t *skey, const int32_t *order, int32_t *rank_of, uint32_t hot_len,
                             int64_t *stats) {
     PSV_GRID_LOOP(k, n) {
         rank_of[order[k]] = (int32_t)k;
@@ -79,6 +80,7 @@ __global__ void rank_kernel(int64_t n, const uint32_t *skey, const int32_t *orde
         const uint32_t next = k + 1 < n ? ~skey[k + 1] : 0u;
         if (len >= 2 && next < 2) stats[0] = k + 1;
         if (k == 0) stats[1] = len;
+        if (len >= hot_len && next < hot_len) stats[2] = k + 1;
     }
 }
 
@@ -317,12 +319,12 @@ void build_form(CudaBackend &be, CudaMatrix &M, int64_t tw, int64_t max_tiles, i
     // 1. rank the columns by length (stable: ties by lower column)
     F.col_order = Buffer(&be, (size_t)ncols * 4);
     Buffer rank_of(&be, (size_t)ncols * 4);
-    int64_t stats[2] = {0, 0};
+    int64_t stats[3] = {0, 0, 0};
     if (ncols > 0) {
         Buffer len(&be, (size_t)ncols * 4), key(&be, (size_t)ncols * 4), skey(&be, (size_t)ncols * 4),
-            id(&be, (size_t)ncols * 4), st_d(&be, 16);
+            id(&be, (size_t)ncols * 4), st_d(&be, 24);
         be.set_bytes(len.get(), 0, (size_t)ncols * 4);
-        be.set_bytes(st_d.get(), 0, 16);
+        be.set_bytes(st_d.get(), 0, 24);
         launch(be, nnz, [&](unsigned g, int b) { count_kernel<<<g, b, 0, st>>>(nnz, col, len.as<int32_t>()); });
         launch(be, ncols, [&](unsigned g, int b) {
             col_keys_kernel<<<g, b, 0, st>>>(ncols, len.as<int32_t>(), key.as<uint32_t>(), id.as<int32_t>());
@@ -336,11 +338,12 @@ void build_form(CudaBackend &be, CudaMatrix &M, int64_t tw, int64_t max_tiles, i
         });
         launch(be, ncols, [&](unsigned g, int b) {
             rank_kernel<<<g, b, 0, st>>>(ncols, skey.as<uint32_t>(), F.col_order.as<int32_t>(), rank_of.as<int32_t>(),
-                                         st_d.as<int64_t>());
+                                         (uint32_t)hot_min_length(be.sm_count()), st_d.as<int64_t>());
         });
-        be.download(stats, st_d.get(), 16);
+        be.download(stats, st_d.get(), 24);
     }
     F.max_col_length = stats[1];
+    F.hot_columns = stats[2];
 
     // 2. Algorithm 1: ranked lengths descend, so tile k is dense iff k*tw < (columns of length >= 2)
     int64_t limit = ncols / tw;
@@ -830,8 +833,13 @@ __global__ void long_rows_kernel(int64_t n, const int64_t *rp, int64_t min_len, 
     if (rp[i + 1] - rp[i] > min_len) list[atomicAdd(count, 1ull)] = (int32_t)i;
 }
 
-__global__ void rank_cols_kernel(int64_t nnz, const int32_t *col, const int32_t *rank_of, int32_t *out) {
-    PSV_GRID_LOOP(q, nnz) out[q] = rank_of[col[q]];
+// col_enc (CudaMatrix::ChunkPlan): rank | 2^31 for a hot column, else the rank or the column
+__global__ void encode_cols_kernel(int64_t nnz, const int32_t *col, const int32_t *rank_of, int64_t hot, bool ranked,
+                                   int32_t *out) {
+    PSV_GRID_LOOP(q, nnz) {
+        const int32_t c = col[q], r = rank_of[c];
+        out[q] = r < hot ? (int32_t)((uint32_t)r | 0x80000000u) : ranked ? r : c;
+    }
 }
 __global__ void invert_kernel(int64_t n, const int32_t *order, int32_t *rank_of) {
     PSV_GRID_LOOP(k, n) rank_of[order[k]] = (int32_t)k;
@@ -857,7 +865,7 @@ int64_t list_long_rows(CudaBackend &be, const CudaMatrix &M, int64_t min_len, Bu
     return (int64_t)h;
 }
 
-void build_chunk_plan(CudaBackend &be, CudaMatrix &M, bool ranked) {
+void build_chunk_plan(CudaBackend &be, CudaMatrix &M, bool ranked, int64_t hot, size_t hot_vb) {
     cudaStream_t st = be.stream();
     CudaMatrix::ChunkPlan P;
     const int64_t n = M.nrows, nnz = M.nvals;
@@ -903,16 +911,19 @@ void build_chunk_plan(CudaBackend &be, CudaMatrix &M, bool ranked) {
         be.set_bytes(P.counters.get(), 0, (size_t)L * 4);
         P.slots = Buffer(&be, (size_t)slot[L] * 8);
     }
-    if (ranked && M.form.col_order.get()) {
+    if ((ranked || hot > 0) && M.form.col_order.get()) {
         Buffer rank_of(&be, (size_t)M.ncols * 4);
         launch(be, M.ncols, [&](unsigned g, int b) {
             invert_kernel<<<g, b, 0, st>>>(M.ncols, M.form.col_order.as<int32_t>(), rank_of.as<int32_t>());
         });
-        P.col_ranked = Buffer(&be, (size_t)nnz * 4);
+        P.col_enc = Buffer(&be, (size_t)nnz * 4);
         launch(be, nnz, [&](unsigned g, int b) {
-            rank_cols_kernel<<<g, b, 0, st>>>(nnz, M.col.as<int32_t>(), rank_of.as<int32_t>(), P.col_ranked.as<int32_t>());
+            encode_cols_kernel<<<g, b, 0, st>>>(nnz, M.col.as<int32_t>(), rank_of.as<int32_t>(), hot, ranked,
+                                                P.col_enc.as<int32_t>());
         });
-        P.ranked = true;
+        P.ranked = ranked;
+        P.hot = hot;
+        P.hot_vb = hot > 0 ? hot_vb : 0;
     }
     be.sync();
     M.chunks = std::move(P);

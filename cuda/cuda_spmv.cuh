@@ -327,56 +327,82 @@ template <class T> __device__ __forceinline__ T ld_stream(const T *p) {
         return *p;
 }
 
-// CSR by chunks (merge-like, for u with every entry): block k owns the entries of chunk k
-// (M.chunks: at most 2 x kChunkThreads x E of them, cut at row starts except inside rows longer
-// than kChunkThreads x E). Each thread loads E (or 2E) entries before using any, the products go
-// to shared memory, then the chunk's row pieces are summed: G lanes per piece (G from the
-// chunk's mean piece length), pieces longer than 16 G by a whole warp afterwards. A long row's
-// pieces land in slots; the warp that finishes the last of them (a counter per long row, reset
-// by that warp) adds the slots in order. Every sum has a fixed order: results are reproducible.
-// At least 6 blocks per SM: registers capped near 40 (without the cap the compiler took 64, 4
-// blocks); a cap of 32 (8 blocks) spills and measured 3-10 % slower (H100, bench/NOTES.md v2).
-template <class S, int E>
-__global__ void __launch_bounds__(kChunkThreads, 6)
-    csr_chunk_kernel(const S s, const int64_t *__restrict__ cb, const int32_t *__restrict__ cr,
-                     const int32_t *__restrict__ head_long, const int32_t *__restrict__ tail_long,
-                     const int32_t *__restrict__ long_row, const int64_t *__restrict__ long_first,
-                     const int64_t *__restrict__ long_slot, unsigned *__restrict__ counters, void *slots_raw,
-                     const int64_t *__restrict__ rp, const int32_t *__restrict__ col,
-                     const typename S::value_type *__restrict__ vals, const typename S::value_type *__restrict__ u,
-                     typename S::value_type *__restrict__ t, uint8_t *__restrict__ tp) {
-    using T = typename S::value_type;
-    using Acc = typename S::acc_type;
+// A read of x (gathered, read many times per product): the read-only data path.
+template <class T> __device__ __forceinline__ T ld_x(const T *p) {
+    if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value || std::is_same<T, int32_t>::value)
+        return __ldg(p);
+    else if constexpr (std::is_same<T, int64_t>::value)
+        return (int64_t)__ldg(reinterpret_cast<const long long *>(p));
+    else
+        return *p;
+}
+
+// The chunk plan (CudaMatrix::ChunkPlan) and the product's arrays, as the chunk kernels read them.
+template <class T> struct ChunkArgs {
+    const int64_t *cb;         // chunk k: entries cb[k] .. cb[k + 1]
+    const int32_t *cr;         // the first row starting at or after cb[k]
+    const int32_t *head_long;  // the long row chunk k continues, or -1
+    const int32_t *tail_long;  // the long row starting in chunk k, or -1
+    const int32_t *long_row;
+    const int64_t *long_first, *long_slot;
+    unsigned *counters;
+    void *slots;
+    const int64_t *rp;
+    const int32_t *col;  // as the kernel reads them: M.col, or the plan's col_enc
+    const T *vals;       // nullptr: every value is one (a pattern, or a product that ignores A)
+    T *t;
+    uint8_t *tp;
+};
+
+// The chunk kernels work on chunk k (entries b .. e) with the kChunkThreads threads tid = 0 ..
+// kChunkThreads - 1, and sync() a barrier over exactly those threads (merge-like CSR, for u with
+// every entry). A chunk holds at most 2 x kChunkThreads x E entries, cut at row starts except
+// inside rows longer than kChunkThreads x E. chunk_load: each thread loads the first E of its
+// entries (all before any is used: their loads are in flight together); chunk_fill: their
+// products (fetch(c) reads x for a stored column c) into prod, in shared memory, with the second
+// half loaded there where the chunk has one; then, after sync(), chunk_reduce sums the chunk's row
+// pieces: G lanes per piece (G from the chunk's mean piece length), pieces longer than 16 G by a
+// whole warp afterwards. A long row's pieces land in slots; the warp that finishes the last of
+// them (a counter per long row, reset by that warp) adds the slots in order. Every sum has a
+// fixed order: results are reproducible.
+template <class T, int E>
+__device__ __forceinline__ void chunk_load(const ChunkArgs<T> &A, int64_t base, int64_t e, int tid, int32_t (&c)[E], T (&a)[E]) {
+#pragma unroll
+    for (int j = 0; j < E; ++j) {
+        const int64_t q = base + tid + (int64_t)j * kChunkThreads;
+        const bool in = q < e;
+        c[j] = in ? ld_stream(A.col + q) : 0;
+        a[j] = (in && A.vals) ? ld_stream(A.vals + q) : T(1);
+    }
+}
+
+template <class S, int E, class Fetch>
+__device__ __forceinline__ void chunk_fill(const S &s, int64_t b, int64_t e, const ChunkArgs<typename S::value_type> &A,
+                                           Fetch fetch, typename S::value_type *prod, int32_t (&c)[E],
+                                           typename S::value_type (&a)[E], int &ndef, int tid) {
     constexpr int TB = kChunkThreads;
-    constexpr int CAP = 2 * TB * E;
-    constexpr int MAXDEF = CAP / 16 + 2;
-    __shared__ T prod[CAP];
-    __shared__ int32_t deferred[MAXDEF];
-    __shared__ int ndef;
-    Acc *slots = static_cast<Acc *>(slots_raw);
-    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    const int64_t k = blockIdx.x;
-    const int64_t b = cb[k], e = cb[k + 1];
     if (tid == 0) ndef = 0;
     for (int h = 0; h < 2; ++h) {
         const int64_t base = b + (int64_t)h * TB * E;
         if (base >= e) break;  // uniform
-        int32_t c[E];
-        T a[E];
-#pragma unroll
-        for (int j = 0; j < E; ++j) {
-            const int64_t q = base + tid + (int64_t)j * TB;
-            const bool in = q < e;
-            c[j] = in ? ld_stream(col + q) : -1;
-            a[j] = (in && vals) ? ld_stream(vals + q) : T(1);
-        }
+        if (h == 1) chunk_load(A, base, e, tid, c, a);
 #pragma unroll
         for (int j = 0; j < E; ++j)
-            if (c[j] >= 0) prod[h * TB * E + tid + j * TB] = s.mul(a[j], u[c[j]]);
+            if (base + tid + (int64_t)j * TB < e) prod[h * TB * E + tid + j * TB] = s.mul(a[j], fetch(c[j]));
     }
-    __syncthreads();
-    const int32_t r0 = cr[k], r1 = cr[k + 1];
-    const int64_t rp0 = rp[r0];
+}
+
+template <class S, class Sync>
+__device__ __forceinline__ void chunk_reduce(const S &s, int64_t k, int64_t b, int64_t e, const ChunkArgs<typename S::value_type> &A,
+                                             Sync sync, const typename S::value_type *prod, int32_t *deferred, int &ndef,
+                                             int tid) {
+    using T = typename S::value_type;
+    using Acc = typename S::acc_type;
+    constexpr int TB = kChunkThreads;
+    Acc *slots = static_cast<Acc *>(A.slots);
+    const int lane = tid & 31, warp = tid >> 5;
+    const int32_t r0 = A.cr[k], r1 = A.cr[k + 1];
+    const int64_t rp0 = A.rp[r0];
     const int hh = rp0 > b ? 1 : 0;  // the chunk starts inside a long row
     const int32_t npieces = (r1 - r0) + hh;
     // piece p: [lo, hi) of row `row` (-1: the head piece of the long row head_long[k])
@@ -388,8 +414,8 @@ __global__ void __launch_bounds__(kChunkThreads, 6)
             is_long = true;
         } else {
             row = r0 + p - hh;
-            lo = rp[row];
-            const int64_t end = rp[row + 1];
+            lo = A.rp[row];
+            const int64_t end = A.rp[row + 1];
             hi = end < e ? end : e;
             is_long = end > e;  // continues past the chunk: the tail piece of a long row
         }
@@ -418,11 +444,11 @@ __global__ void __launch_bounds__(kChunkThreads, 6)
         for (int m = 16; m >= 1; m >>= 1)
             if (m < G) acc = s.acc_add(acc, shfl_xor_any(acc, m));
         if (write && l == 0) {
-            t[row] = (T)acc;
-            if (tp) tp[row] = hi > lo;
+            A.t[row] = (T)acc;
+            if (A.tp) A.tp[row] = hi > lo;
         }
     }
-    __syncthreads();
+    sync();
     const int nd = ndef;
     for (int i = warp; i < nd; i += TB / 32) {
         int64_t lo, hi;
@@ -434,18 +460,18 @@ __global__ void __launch_bounds__(kChunkThreads, 6)
         acc = warp_allreduce_s(s, acc);
         if (!is_long) {
             if (lane == 0) {
-                t[row] = (T)acc;
-                if (tp) tp[row] = 1;
+                A.t[row] = (T)acc;
+                if (A.tp) A.tp[row] = 1;
             }
             continue;
         }
-        const int32_t j = row < 0 ? head_long[k] : tail_long[k];
-        const int64_t s0 = long_slot[j], np = long_slot[j + 1] - s0;
+        const int32_t j = row < 0 ? A.head_long[k] : A.tail_long[k];
+        const int64_t s0 = A.long_slot[j], np = A.long_slot[j + 1] - s0;
         unsigned old = 0;
         if (lane == 0) {
-            slots[s0 + (k - long_first[j])] = acc;
+            slots[s0 + (k - A.long_first[j])] = acc;
             __threadfence();
-            old = atomicAdd(counters + j, 1u);
+            old = atomicAdd(A.counters + j, 1u);
         }
         old = __shfl_sync(0xffffffffu, old, 0);
         if (old != (unsigned)(np - 1)) continue;
@@ -458,41 +484,120 @@ __global__ void __launch_bounds__(kChunkThreads, 6)
         }
         sum = warp_allreduce_s(s, sum);
         if (lane == 0) {
-            const int32_t r = long_row[j];
-            t[r] = (T)sum;
-            if (tp) tp[r] = 1;
-            counters[j] = 0;
+            const int32_t r = A.long_row[j];
+            A.t[r] = (T)sum;
+            if (A.tp) A.tp[r] = 1;
+            A.counters[j] = 0;
         }
     }
 }
 
+// The CSR chunk kernel: a block per chunk. At least 6 blocks per SM: registers capped near 40
+// (without the cap the compiler took 64, 4 blocks); a cap of 32 (8 blocks) spills and measured
+// 3-10 % slower (H100, bench/NOTES.md v2).
+template <class S, int E>
+__global__ void __launch_bounds__(kChunkThreads, 6)
+    csr_chunk_kernel(const S s, const ChunkArgs<typename S::value_type> A, const typename S::value_type *__restrict__ u) {
+    using T = typename S::value_type;
+    constexpr int CAP = 2 * kChunkThreads * E;
+    __shared__ T prod[CAP];
+    __shared__ int32_t deferred[CAP / 16 + 2];
+    __shared__ int ndef;
+    const int64_t k = blockIdx.x, b = A.cb[k], e = A.cb[k + 1];
+    int32_t c[E];
+    T a[E];
+    chunk_load(A, b, e, threadIdx.x, c, a);
+    chunk_fill<S, E>(s, b, e, A, [&](int32_t j) { return ld_x(u + j); }, prod, c, a, ndef, threadIdx.x);
+    __syncthreads();
+    chunk_reduce(s, k, b, e, A, [] { __syncthreads(); }, prod, deferred, ndef, threadIdx.x);
+}
+
+// The hot-column chunk kernel: kHotBlocksPerSm blocks of kHotGroups x kChunkThreads threads per
+// SM, alive for the whole product. Each first copies the H hottest columns of x (ranks 0 .. H-1:
+// xs[i] = xh[i], or xh[hot_order[i]]) into its shared memory, then each group of kChunkThreads
+// threads takes every (gridDim.x x kHotGroups)-th chunk, with a barrier of its own (bar.sync
+// 1 + group). A stored column c < 0 is hot: x at rank c & 0x7fffffff, read from shared memory
+// (a warp's 32 reads of random ranks cost a few bank-conflict replays, where the same gathers go
+// through L1 and L2, the chunk kernel's bottleneck: 95 % of L2 throughput at R-MAT 22, H100);
+// c >= 0 is read from xg.
+template <class S, int E>
+__global__ void __launch_bounds__(kHotGroups * kChunkThreads, kHotBlocksPerSm)
+    csr_hot_kernel(const S s, int64_t nchunks, const ChunkArgs<typename S::value_type> A,
+                   const typename S::value_type *__restrict__ xg, const typename S::value_type *__restrict__ xh,
+                   const int32_t *__restrict__ hot_order, int32_t H) {
+    using T = typename S::value_type;
+    constexpr int CAP = 2 * kChunkThreads * E;
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    __shared__ int32_t deferred[kHotGroups][CAP / 16 + 2];
+    __shared__ int ndef[kHotGroups];
+    T *prod = reinterpret_cast<T *>(smem_raw);  // kHotGroups x CAP, then the H hot values
+    T *xs = prod + kHotGroups * CAP;
+#pragma unroll 8
+    for (int32_t i = threadIdx.x; i < H; i += blockDim.x) xs[i] = hot_order ? ld_x(xh + hot_order[i]) : ld_x(xh + i);
+    __syncthreads();
+    const int g = threadIdx.x / kChunkThreads, tid = threadIdx.x % kChunkThreads;
+    auto sync = [g] { asm volatile("bar.sync %0, %1;" ::"r"(g + 1), "r"(kChunkThreads) : "memory"); };
+    auto fetch = [&](int32_t j) { return j < 0 ? xs[j & 0x7fffffff] : ld_x(xg + j); };
+    T *gp = prod + g * CAP;
+    for (int64_t k = (int64_t)blockIdx.x * kHotGroups + g; k < nchunks; k += (int64_t)gridDim.x * kHotGroups) {
+        const int64_t b = A.cb[k], e = A.cb[k + 1];
+        int32_t c[E];
+        T a[E];
+        chunk_load(A, b, e, tid, c, a);
+        chunk_fill<S, E>(s, b, e, A, fetch, gp, c, a, ndef[g], tid);
+        sync();
+        chunk_reduce(s, k, b, e, A, sync, gp, deferred[g], ndef[g], tid);
+        sync();  // prod, deferred and ndef are the next chunk's
+    }
+}
+
+template <class K> void allow_smem(K kernel, size_t bytes) {
+    if (bytes > 48 * 1024) PSV_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+}
+
+// The chunk kernels' product. With hot columns (P.hot > 0, for values no larger than the plan
+// was sized for): csr_hot_kernel over col_enc, x read from u, or from x gathered into rank order
+// where the plan is ranked; the hot values come from the rank-order x, from a gather of the hot
+// part alone (H > kHotDirect), or straight from u through col_order. Without: csr_chunk_kernel
+// over col_enc and the rank-order x (ranked), or over M.col and u.
 template <class S>
 void launch_csr_chunk(CudaBackend &be, const CudaMatrix &M, const S s, const typename S::value_type *vals,
                       const typename S::value_type *u, typename S::value_type *t, uint8_t *tp) {
     using T = typename S::value_type;
     const CudaMatrix::ChunkPlan &P = M.chunks;
     cudaStream_t st = be.stream();
-    const int32_t *c = M.col.as<int32_t>();
-    Buffer xr;  // the only allocation comes first: a failure leaves t untouched
-    if (P.ranked) {
-        xr = Buffer(&be, (size_t)M.ncols * sizeof(T));
+    const int64_t H = (P.hot > 0 && sizeof(T) <= P.hot_vb) ? P.hot : 0;
+    const bool ranked = P.ranked && (H > 0 || P.hot == 0);  // a plan with hot columns is read ranked only by the hot kernel
+    const bool enc = H > 0 || ranked;
+    ChunkArgs<T> A{P.begin.as<int64_t>(),      P.first_row.as<int32_t>(), P.head_long.as<int32_t>(),
+                   P.tail_long.as<int32_t>(),  P.long_row.as<int32_t>(),  P.long_first.as<int64_t>(),
+                   P.long_slot.as<int64_t>(),  P.counters.as<unsigned>(), P.slots.get(),
+                   M.row_ptr.as<int64_t>(),    enc ? P.col_enc.as<int32_t>() : M.col.as<int32_t>(),
+                   vals,                       t,                         tp};
+    const int32_t *order = M.form.col_order.as<int32_t>();
+    // the only allocation comes first: a failure leaves t untouched
+    const int64_t gathered = ranked ? M.ncols : (H > kHotDirect ? H : 0);
+    Buffer xr(&be, (size_t)gathered * sizeof(T));
+    if (gathered > 0) {
         // the product prologue with no rows: only the gather of x into rank order
-        spmv_prologue_kernel<S><<<grid_for(M.ncols), 256, 0, st>>>(s, 0, M.row_ptr.as<int64_t>(), nullptr, nullptr, M.ncols,
-                                                                 M.form.col_order.as<int32_t>(), u, xr.as<T>());
+        spmv_prologue_kernel<S><<<grid_for(gathered), 256, 0, st>>>(s, 0, A.rp, nullptr, nullptr, gathered, order, u, xr.as<T>());
         PSV_CUDA_LAUNCH_CHECK();
-        u = xr.as<T>();
-        c = P.col_ranked.as<int32_t>();
     }
-    csr_chunk_kernel<S, kChunkPerThread><<<(unsigned)P.nchunks, kChunkThreads, 0, st>>>(
-        s, P.begin.as<int64_t>(), P.first_row.as<int32_t>(), P.head_long.as<int32_t>(), P.tail_long.as<int32_t>(),
-        P.long_row.as<int32_t>(), P.long_first.as<int64_t>(), P.long_slot.as<int64_t>(), P.counters.as<unsigned>(),
-        P.slots.get(), M.row_ptr.as<int64_t>(), c, vals, u, t, tp);
+    const T *xg = ranked ? xr.as<T>() : u;
+    if (H == 0) {
+        csr_chunk_kernel<S, kChunkPerThread><<<(unsigned)P.nchunks, kChunkThreads, 0, st>>>(s, A, xg);
+        PSV_CUDA_LAUNCH_CHECK();
+        return;
+    }
+    const size_t bytes = (size_t)kHotGroups * 2 * kChunkEntries * sizeof(T) + (size_t)H * sizeof(T);
+    // always: its static part (4 KB) counts against the 48 KB allowed without the attribute
+    PSV_CUDA_CHECK(cudaFuncSetAttribute(csr_hot_kernel<S, kChunkPerThread>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+    const int64_t grid = std::min<int64_t>((int64_t)kHotBlocksPerSm * be.sm_count(), (P.nchunks + kHotGroups - 1) / kHotGroups);
+    csr_hot_kernel<S, kChunkPerThread><<<(unsigned)grid, kHotGroups * kChunkThreads, bytes, st>>>(
+        s, P.nchunks, A, xg, gathered > 0 ? xr.as<T>() : u, gathered > 0 ? nullptr : order, (int32_t)H);
     PSV_CUDA_LAUNCH_CHECK();
 }
 
-template <class K> void allow_smem(K kernel, size_t bytes) {
-    if (bytes > 48 * 1024) PSV_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
-}
 
 template <class S> void run_spmv(CudaBackend &be, const CudaMatrix &M, const SpmvArgs &a, const S s) {
     using T = typename S::value_type;

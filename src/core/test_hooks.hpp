@@ -32,6 +32,12 @@ extern bool device_pool_no_cache;
 // before the matrices are built.
 extern bool chunk_rank_order_always;
 
+// When >= 0, the CUDA backend's PSV_KERNEL_AUTO holds this many hot columns of x in shared memory
+// (csr_hot_kernel; capped by the matrix and by shared memory) on every matrix with entries: 0
+// turns the hot kernel off. -1 (the default): the rule (power-law matrices only). Set it before
+// the matrices are built.
+extern int64_t chunk_hot_columns;
+
 inline bool should_fail_allocation(psv_backend backend, size_t bytes) {
     FailAllocationFn f = fail_allocation;
     return f && f(backend, bytes);

@@ -4,7 +4,8 @@
 // Zipf-like spread), each product checked against a float64 host reference (fp32, fp64,
 // pattern) or the CPU backend (exact for int32 min-plus and boolean), run three times: the results
 // must be bit-identical (the long rows' counters reset; sums have a fixed order). Also with the
-// columns in rank order (AUTO's path for large power-law matrices, forced by a test hook).
+// columns in rank order and with hot columns of x in shared memory (csr_hot_kernel), AUTO's
+// paths for power-law matrices, forced by test hooks.
 #include <cuda_runtime.h>
 
 #include "core/test_hooks.hpp"
@@ -228,14 +229,26 @@ int main() {
     REQUIRE(psv_context_create(PSV_BACKEND_CPU, 0, &cpu) == PSV_SUCCESS);
     REQUIRE(psv_context_create(PSV_BACKEND_CUDA, 0, &gpu) == PSV_SUCCESS);
     int checks = 0;
-    // CSR, AUTO (plain column order at these sizes), AUTO forced to rank order (x gathered)
-    for (int pass = 0; pass < 3; ++pass) {
-        const psv_kernel k = pass == 0 ? PSV_KERNEL_CSR : PSV_KERNEL_AUTO;
-        psv::test_hooks::chunk_rank_order_always = pass == 2;
-        psv_context_set_option(gpu, PSV_OPT_KERNEL, k);
-        // under the sanitizers (small mode): the cut cases, fp32 and int32, CSR and rank order
+    // CSR; AUTO (plain column order, no hot columns at these sizes but for zipf); then AUTO with
+    // test hooks: rank order (x gathered) without hot columns; hot columns in shared memory
+    // (csr_hot_kernel) gathered by each block itself (H <= kHotDirect), or by a gather launch;
+    // hot columns with rank order. A pattern matrix in an fp64 product is wider than its plan's
+    // hot values (4 bytes): that product takes the plain chunk kernel.
+    struct Pass {
+        psv_kernel kernel;
+        bool rank_order;
+        int64_t hot;  // test_hooks::chunk_hot_columns
+    };
+    const Pass passes[] = {{PSV_KERNEL_CSR, false, -1}, {PSV_KERNEL_AUTO, false, -1}, {PSV_KERNEL_AUTO, true, 0},
+                           {PSV_KERNEL_AUTO, false, 1000}, {PSV_KERNEL_AUTO, false, 30000}, {PSV_KERNEL_AUTO, true, 5000}};
+    for (int pass = 0; pass < (int)(sizeof passes / sizeof passes[0]); ++pass) {
+        const Pass &P = passes[pass];
+        psv::test_hooks::chunk_rank_order_always = P.rank_order;
+        psv::test_hooks::chunk_hot_columns = P.hot;
+        psv_context_set_option(gpu, PSV_OPT_KERNEL, P.kernel);
+        // under the sanitizers (small mode): the cut cases, fp32 and int32, all but passes 1 and 3
         const bool small = gputest::small_mode();
-        if (small && pass == 1) continue;
+        if (small && (pass == 1 || pass == 3)) continue;
         for (const Case &cs : cases()) {
             if (small && (std::strcmp(cs.name, "zipf") == 0 || std::strcmp(cs.name, "short") == 0)) continue;
             const gputest::Edges E = edges_for(cs, 5);
@@ -243,6 +256,7 @@ int main() {
             if (!small) {
                 checks += run_float<float>(gpu, cs, E, PSV_FP32, true);
                 checks += run_float<double>(gpu, cs, E, PSV_FP64, false);
+                if (P.hot > 0) checks += run_float<double>(gpu, cs, E, PSV_FP64, true);
             }
             if (pass != 1) {
                 checks += run_exact(cpu, gpu, cs, E, PSV_INT32);
@@ -250,6 +264,8 @@ int main() {
             }
         }
     }
+    psv::test_hooks::chunk_rank_order_always = false;
+    psv::test_hooks::chunk_hot_columns = -1;
     psv_context_free(&cpu);
     psv_context_free(&gpu);
     std::printf("gpu_chunks: %d checks\n", checks);
