@@ -327,8 +327,7 @@ template <class T> __device__ __forceinline__ T ld_stream(const T *p) {
         return *p;
 }
 
-// A read of x (gathered, read many times per product) or of the plan: the read-only data path
-// (ChunkArgs' pointers carry no __restrict__ the compiler could use to choose it).
+// A read of x (gathered, read many times per product): the read-only data path.
 template <class T> __device__ __forceinline__ T ld_x(const T *p) {
     if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value || std::is_same<T, int32_t>::value)
         return __ldg(p);
@@ -402,8 +401,8 @@ __device__ __forceinline__ void chunk_reduce(const S &s, int64_t k, int64_t b, i
     constexpr int TB = kChunkThreads;
     Acc *slots = static_cast<Acc *>(A.slots);
     const int lane = tid & 31, warp = tid >> 5;
-    const int32_t r0 = ld_x(A.cr + k), r1 = ld_x(A.cr + k + 1);
-    const int64_t rp0 = ld_x(A.rp + r0);
+    const int32_t r0 = A.cr[k], r1 = A.cr[k + 1];
+    const int64_t rp0 = A.rp[r0];
     const int hh = rp0 > b ? 1 : 0;  // the chunk starts inside a long row
     const int32_t npieces = (r1 - r0) + hh;
     // piece p: [lo, hi) of row `row` (-1: the head piece of the long row head_long[k])
@@ -415,8 +414,8 @@ __device__ __forceinline__ void chunk_reduce(const S &s, int64_t k, int64_t b, i
             is_long = true;
         } else {
             row = r0 + p - hh;
-            lo = ld_x(A.rp + row);
-            const int64_t end = ld_x(A.rp + row + 1);
+            lo = A.rp[row];
+            const int64_t end = A.rp[row + 1];
             hi = end < e ? end : e;
             is_long = end > e;  // continues past the chunk: the tail piece of a long row
         }
@@ -504,7 +503,7 @@ __global__ void __launch_bounds__(kChunkThreads, 6)
     __shared__ T prod[CAP];
     __shared__ int32_t deferred[CAP / 16 + 2];
     __shared__ int ndef;
-    const int64_t k = blockIdx.x, b = ld_x(A.cb + k), e = ld_x(A.cb + k + 1);
+    const int64_t k = blockIdx.x, b = A.cb[k], e = A.cb[k + 1];
     int32_t c[E];
     T a[E];
     chunk_load(A, b, e, threadIdx.x, c, a);
@@ -541,7 +540,7 @@ __global__ void __launch_bounds__(kHotGroups * kChunkThreads, kHotBlocksPerSm)
     auto fetch = [&](int32_t j) { return j < 0 ? xs[j & 0x7fffffff] : ld_x(xg + j); };
     T *gp = prod + g * CAP;
     for (int64_t k = (int64_t)blockIdx.x * kHotGroups + g; k < nchunks; k += (int64_t)gridDim.x * kHotGroups) {
-        const int64_t b = ld_x(A.cb + k), e = ld_x(A.cb + k + 1);
+        const int64_t b = A.cb[k], e = A.cb[k + 1];
         int32_t c[E];
         T a[E];
         chunk_load(A, b, e, tid, c, a);
