@@ -143,9 +143,11 @@ typedef int32_t psv_option;
 #define PSV_OPT_PROGRESS       5  /* 1: report progress of long loads and builds on stderr    */
 
 typedef int32_t psv_kernel;
-#define PSV_KERNEL_AUTO            0  /* CPU: tile-composite. CUDA: CSR, reading x in column
-                                          rank order for a power-law matrix whose x exceeds the
-                                          L2 cache (psv_matrix_info reports PSV_KERNEL_CSR) */
+#define PSV_KERNEL_AUTO            0  /* CPU: tile-composite. CUDA: CSR; on a large power-law
+                                          matrix of 4-byte values its 8192 hottest columns of x
+                                          read from shared memory, and x read in column rank
+                                          order where it exceeds the L2 cache (psv_matrix_info
+                                          reports PSV_KERNEL_CSR) */
 #define PSV_KERNEL_TILE_COMPOSITE  1  /* the paper's tiled composite CSR-vector/ELL form  */
 #define PSV_KERNEL_TILE_COO        2  /* the paper's TILE-COO baseline                    */
 #define PSV_KERNEL_CSR             3  /* plain CSR: CUDA cuts the entries into balanced
