@@ -316,26 +316,24 @@ void launch_csr_vector(CudaBackend &be, const CudaMatrix &M, const S s, const ty
     }
 }
 
+// A read through one of the load paths below where the type has one (float, double, int32,
+// int64), else a plain read.
+enum class LoadPath { stream, readonly };
+template <LoadPath L, class T> __device__ __forceinline__ T load_via(const T *p) {
+    if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value || std::is_same<T, int32_t>::value ||
+                  std::is_same<T, int64_t>::value) {
+        using W = typename std::conditional<std::is_same<T, int64_t>::value, long long, T>::type;
+        const W *q = reinterpret_cast<const W *>(p);
+        return (T)(L == LoadPath::stream ? __ldcs(q) : __ldg(q));
+    } else {
+        return *p;
+    }
+}
 // A matrix entry read once per product: streamed past L1 and marked first to leave L2, so the
 // cached x stays.
-template <class T> __device__ __forceinline__ T ld_stream(const T *p) {
-    if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value || std::is_same<T, int32_t>::value)
-        return __ldcs(p);
-    else if constexpr (std::is_same<T, int64_t>::value)
-        return (int64_t)__ldcs(reinterpret_cast<const long long *>(p));
-    else
-        return *p;
-}
-
+template <class T> __device__ __forceinline__ T ld_stream(const T *p) { return load_via<LoadPath::stream>(p); }
 // A read of x (gathered, read many times per product): the read-only data path.
-template <class T> __device__ __forceinline__ T ld_x(const T *p) {
-    if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value || std::is_same<T, int32_t>::value)
-        return __ldg(p);
-    else if constexpr (std::is_same<T, int64_t>::value)
-        return (int64_t)__ldg(reinterpret_cast<const long long *>(p));
-    else
-        return *p;
-}
+template <class T> __device__ __forceinline__ T ld_x(const T *p) { return load_via<LoadPath::readonly>(p); }
 
 // The chunk plan (CudaMatrix::ChunkPlan) and the product's arrays, as the chunk kernels read them.
 template <class T> struct ChunkArgs {
@@ -551,8 +549,10 @@ __global__ void __launch_bounds__(kHotGroups * kChunkThreads, kHotBlocksPerSm)
     }
 }
 
+// Lets kernel launch with `bytes` of dynamic shared memory. Always set, not only above 48 KB: a
+// kernel's static shared memory counts against that default limit too.
 template <class K> void allow_smem(K kernel, size_t bytes) {
-    if (bytes > 48 * 1024) PSV_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+    PSV_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
 }
 
 // The chunk kernels' product. With hot columns (P.hot > 0, for values no larger than the plan
@@ -590,14 +590,12 @@ void launch_csr_chunk(CudaBackend &be, const CudaMatrix &M, const S s, const typ
         return;
     }
     const size_t bytes = (size_t)kHotGroups * 2 * kChunkEntries * sizeof(T) + (size_t)H * sizeof(T);
-    // always: its static part (4 KB) counts against the 48 KB allowed without the attribute
-    PSV_CUDA_CHECK(cudaFuncSetAttribute(csr_hot_kernel<S, kChunkPerThread>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+    allow_smem(csr_hot_kernel<S, kChunkPerThread>, bytes);
     const int64_t grid = std::min<int64_t>((int64_t)kHotBlocksPerSm * be.sm_count(), (P.nchunks + kHotGroups - 1) / kHotGroups);
     csr_hot_kernel<S, kChunkPerThread><<<(unsigned)grid, kHotGroups * kChunkThreads, bytes, st>>>(
         s, P.nchunks, A, xg, gathered > 0 ? xr.as<T>() : u, gathered > 0 ? nullptr : order, (int32_t)H);
     PSV_CUDA_LAUNCH_CHECK();
 }
-
 
 template <class S> void run_spmv(CudaBackend &be, const CudaMatrix &M, const SpmvArgs &a, const S s) {
     using T = typename S::value_type;
