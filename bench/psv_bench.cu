@@ -651,6 +651,7 @@ struct Result {
     Stat psv_w[4], psv_p[4];  // auto, tile-composite, tile-coo, csr
     double psv_err_w[4] = {NAN, NAN, NAN, NAN}, psv_err_p[4] = {NAN, NAN, NAN, NAN};
     Stat cs[3], cs_re[3];  // CSR_ALG1, CSR_ALG2, COO_ALG1; on the reordered matrix
+    Stat psv_re;           // psv AUTO, weighted, on the reordered matrix (the row order's effect on psv)
     double cs_err[3] = {NAN, NAN, NAN};
     int nx = 1;
     // algorithms (seconds)
@@ -1173,6 +1174,18 @@ static void bench_matrix(const std::string &spec, const std::string &kind) {
         time_cusparse(R, res.cs_re, nullptr);
         std::printf("cuSPARSE reordered: CSR_ALG1 %.4f  CSR_ALG2 %.4f  COO_ALG1 %.4f ms\n", res.cs_re[0].med, res.cs_re[1].med,
                     res.cs_re[2].med);
+        // psv AUTO on the same reordered matrix: what storing rows in rank order would give psv's
+        // kernels (x and y stay in the reordered labels: no gather or scatter is timed)
+        {
+            Dev<int64_t> rp64(n + 1);
+            i32_to_i64_kernel<<<grid(n + 1), 256, 0, g_st>>>(n + 1, R.rp, rp64);
+            CKL();
+            auto store = psv::cuda::build_from_device_csr(backend(), n, nc, PSV_FP32, rp64.p, R.col.p, R.val.p, g_ctx->core->defaults);
+            std::unique_ptr<psv_matrix, void (*)(psv_matrix *)> PR(adopt_matrix(std::move(store)),
+                                                                  [](psv_matrix *m) { psv_matrix_free(&m); });
+            res.psv_re = g_timer.run([&](int i) { PK(psv_mxv(W, nullptr, PSV_NOOP, s_w, PR.get(), U[i % nx], 0)); });
+            std::printf("psv reordered (auto, %s): weighted %.4f ms\n", chunk_plan_desc(PR.get()).c_str(), res.psv_re.med);
+        }
         std::fflush(stdout);
     }
 
