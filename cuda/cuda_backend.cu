@@ -458,11 +458,18 @@ void CudaMatrix::extract_tuples(int64_t *rows, int64_t *cols, void *values) cons
     }
 }
 
-void CudaMatrix::row_lengths(std::vector<int64_t> &out) const {
-    std::vector<int64_t> rp((size_t)nrows + 1);
-    be_->download(rp.data(), row_ptr.get(), rp.size() * 8);
-    out.resize((size_t)nrows);
-    for (int64_t i = 0; i < nrows; ++i) out[i] = rp[i + 1] - rp[i];
+__global__ void inverse_row_lengths_kernel(int64_t n, const int64_t *__restrict__ rp, float *__restrict__ out) {
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t l = rp[i + 1] - rp[i];
+        out[i] = l ? 1.0f / (float)l : 0.0f;
+    }
+}
+
+void CudaMatrix::inverse_row_lengths(float *out) const {
+    if (nrows == 0) return;
+    be_->activate();
+    inverse_row_lengths_kernel<<<grid_for(nrows), 256, 0, be_->stream()>>>(nrows, row_ptr.as<int64_t>(), out);
+    PSV_CUDA_LAUNCH_CHECK();
 }
 
 std::unique_ptr<MatrixStore> CudaMatrix::transposed() const {
@@ -471,6 +478,11 @@ std::unique_ptr<MatrixStore> CudaMatrix::transposed() const {
     transpose_csr(*be_, *this, *T);
     finish_matrix(*be_, *T, options);
     return T;
+}
+
+std::unique_ptr<MatrixStore> CudaMatrix::symmetric_pattern() const {
+    be_->activate();
+    return cuda::symmetric_pattern(*be_, *this);
 }
 
 TileComposite CudaMatrix::host_form() const {

@@ -123,8 +123,9 @@ public:
     int32_t tile_count() const override { return (int32_t)form.tiles.size(); }
     void tile_info(int32_t tile, psv_tile_info &out) const override;
     void extract_tuples(int64_t *rows_host, int64_t *cols_host, void *values_host) const override;
-    void row_lengths(std::vector<int64_t> &out_host) const override;
+    void inverse_row_lengths(float *out) const override;
     std::unique_ptr<MatrixStore> transposed() const override;
+    std::unique_ptr<MatrixStore> symmetric_pattern() const override;
     TileComposite host_form() const override;
 
     CudaBackend *be_;
@@ -258,6 +259,8 @@ void build_form(CudaBackend &be, CudaMatrix &M, int64_t tile_width, int64_t max_
                 int64_t workload_size, bool want_coo);
 // Device transpose of a CSR (values carried).
 void transpose_csr(CudaBackend &be, const CudaMatrix &A, CudaMatrix &T);
+// The pattern of A + A' (square A) built on the device with A's options.
+std::unique_ptr<MatrixStore> symmetric_pattern(CudaBackend &be, const CudaMatrix &A);
 
 // SpMV entry points, one per value type (cuda_spmv_<type>.cu).
 template <class T> void spmv_typed(CudaBackend &be, const SpmvArgs &a);

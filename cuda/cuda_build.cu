@@ -782,6 +782,34 @@ std::unique_ptr<MatrixStore> build_from_device_coo(Backend &be_, int64_t nrows, 
     return be.build_from_device_csr(nrows, ncols, type, vs == 0, rp.as<int64_t>(), col.as<int32_t>(), val.get(), opt);
 }
 
+// ---- the pattern of A + A' (RWR's graph) ----------------------------------------------------------
+
+__global__ void mirror_kernel(int64_t nnz, const int32_t *row, const int32_t *col, int32_t *r2, int32_t *c2) {
+    PSV_GRID_LOOP(e, nnz) {
+        const int32_t i = row[e], j = col[e];
+        r2[e] = i, c2[e] = j;
+        r2[nnz + e] = j, c2[nnz + e] = i;
+    }
+}
+
+std::unique_ptr<MatrixStore> symmetric_pattern(CudaBackend &be, const CudaMatrix &A) {
+    if (A.nrows != A.ncols) fail(PSV_ERROR_DIMENSION_MISMATCH, "the pattern of A + A' needs a square matrix");
+    const int64_t nnz = A.nvals, m = 2 * nnz;
+    if (m > (int64_t)UINT32_MAX) fail(PSV_ERROR_NOT_IMPLEMENTED, "the CUDA pattern of A + A' handles A of at most 2^31-1 entries");
+    cudaStream_t st = be.stream();
+    Buffer r2(&be, (size_t)std::max<int64_t>(1, m) * 4), c2(&be, (size_t)std::max<int64_t>(1, m) * 4);
+    {
+        Buffer row(&be, (size_t)std::max<int64_t>(1, nnz) * 4);
+        launch(be, nnz, [&](unsigned g, int b) {
+            row_of_kernel<<<g, b, 0, st>>>(nnz, A.row_ptr.as<int64_t>(), A.nrows, row.as<int32_t>());
+        });
+        launch(be, nnz, [&](unsigned g, int b) {
+            mirror_kernel<<<g, b, 0, st>>>(nnz, row.as<int32_t>(), A.col.as<int32_t>(), r2.as<int32_t>(), c2.as<int32_t>());
+        });
+    }
+    return build_from_device_coo(be, A.nrows, A.ncols, PSV_FP32, m, r2.as<int32_t>(), c2.as<int32_t>(), nullptr, A.options);
+}
+
 // ---- the CSR chunk plan ----------------------------------------------------------------------
 
 namespace {

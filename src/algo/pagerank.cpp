@@ -3,8 +3,6 @@
 // fused rank update with the L1 difference -- and one scalar read back: the convergence test.
 // Personalized PageRank passes a teleport vector (backend memory, summing to 1) to the update,
 // which then spreads both the teleport and the dangling rank by it.
-#include <vector>
-
 #include "algo/algorithms.hpp"
 
 namespace psv {
@@ -19,15 +17,9 @@ bool pagerank(Backend &be, const MatrixStore &A, const MatrixStore &AT, double d
         rank = std::move(r);
         return true;
     }
-    std::vector<int64_t> deg;
-    A.row_lengths(deg);
-    std::vector<float> inv_host((size_t)n);
-    for (int64_t i = 0; i < n; ++i) inv_host[i] = deg[i] ? 1.0f / (float)deg[i] : 0.0f;
-    std::vector<int64_t>().swap(deg);
     Buffer inv(&be, (size_t)n * sizeof(float)), w(&be, (size_t)n * sizeof(float)),
         t(&be, (size_t)n * sizeof(float)), scalars(&be, 2 * sizeof(double));
-    be.upload(inv.get(), inv_host.data(), (size_t)n * sizeof(float));
-    std::vector<float>().swap(inv_host);
+    A.inverse_row_lengths(inv.as<float>());
     const float r0 = (float)(1.0 / (double)n);
     be.fill(PSV_FP32, n, r.get(), &r0);
     double *dangling = scalars.as<double>(), *diff = dangling + 1;

@@ -15,31 +15,15 @@
 #include <vector>
 
 #include "algo/algorithms.hpp"
-#include "core/csr_build.hpp"
 #include "core/error.hpp"
 
 namespace psv {
 
 RwrGraph rwr_graph(Backend &be, const MatrixStore &A) {
-    const int64_t n = A.nrows, nnz = A.nvals;
-    std::vector<int64_t> rows((size_t)(2 * nnz)), cols((size_t)(2 * nnz));
-    A.extract_tuples(rows.data(), cols.data(), nullptr);
-    for (int64_t e = 0; e < nnz; ++e) {  // the mirror of every entry (a self-loop twice: a duplicate)
-        rows[nnz + e] = cols[e];
-        cols[nnz + e] = rows[e];
-    }
-    CsrHost csr = build_csr(n, n, 2 * nnz, rows.data(), cols.data(), nullptr, PSV_FP32, PSV_NOOP);
-    std::vector<int64_t>().swap(rows);
-    std::vector<int64_t>().swap(cols);
-    std::vector<float> inv((size_t)n);
-    for (int64_t i = 0; i < n; ++i) {
-        const int64_t d = csr.row_ptr[i + 1] - csr.row_ptr[i];
-        inv[i] = d ? (float)(1.0 / (double)d) : 0.0f;
-    }
     RwrGraph g;
-    g.S = be.build_matrix(std::move(csr), A.options);
-    g.inv_degree = Buffer(&be, (size_t)n * sizeof(float));
-    be.upload(g.inv_degree.get(), inv.data(), (size_t)n * sizeof(float));
+    g.S = A.symmetric_pattern();
+    g.inv_degree = Buffer(&be, (size_t)A.nrows * sizeof(float));
+    g.S->inverse_row_lengths(g.inv_degree.as<float>());
     return g;
 }
 

@@ -38,10 +38,14 @@ public:
     virtual void tile_info(int32_t tile, psv_tile_info &out) const = 0;
     // Tuples sorted by row then column into host arrays (any may be nullptr).
     virtual void extract_tuples(int64_t *rows_host, int64_t *cols_host, void *values_host) const = 0;
-    // Length of every row (host array of nrows).
-    virtual void row_lengths(std::vector<int64_t> &out_host) const = 0;
+    // 1 / (length of row i) for every row, 0 for an empty row, into nrows floats of the backend's
+    // memory (PageRank's inverse out-degrees; computed where the matrix is, nothing crosses).
+    virtual void inverse_row_lengths(float *out) const = 0;
     // The transpose as a new store of the same backend, built with the same options.
     virtual std::unique_ptr<MatrixStore> transposed() const = 0;
+    // The pattern of A + A' (a square A; an entry present both ways, or a self-loop, once) as a new
+    // store of the same backend, built with the same options, where the matrix is.
+    virtual std::unique_ptr<MatrixStore> symmetric_pattern() const = 0;
     // The tile-composite form copied to the host (tests compare backends' builders).
     virtual TileComposite host_form() const = 0;
 };

@@ -11,6 +11,7 @@
 #include <new>
 
 #include "core/assign.hpp"
+#include "core/csr_build.hpp"
 #include "cpu/cpu_backend.hpp"
 
 namespace psv {
@@ -105,6 +106,20 @@ std::unique_ptr<MatrixStore> CpuMatrix::transposed() const {
     auto T = std::make_unique<CpuMatrix>(be_, transpose(csr));
     T->rebuild(options);
     return T;
+}
+
+std::unique_ptr<MatrixStore> CpuMatrix::symmetric_pattern() const {
+    if (nrows != ncols) fail(PSV_ERROR_DIMENSION_MISMATCH, "the pattern of A + A' needs a square matrix");
+    const int64_t nnz = nvals;
+    std::vector<int64_t> rows((size_t)(2 * nnz)), cols((size_t)(2 * nnz));
+    for (int64_t i = 0; i < nrows; ++i)
+        for (int64_t e = csr.row_ptr[i]; e < csr.row_ptr[i + 1]; ++e) {
+            rows[e] = cols[nnz + e] = i;
+            cols[e] = rows[nnz + e] = csr.col[e];
+        }
+    auto S = std::make_unique<CpuMatrix>(be_, build_csr(nrows, ncols, 2 * nnz, rows.data(), cols.data(), nullptr, PSV_FP32, PSV_NOOP));
+    S->rebuild(options);
+    return S;
 }
 
 // ---- products ---------------------------------------------------------------------------------

@@ -36,11 +36,16 @@ public:
     int32_t tile_count() const override { return (int32_t)form.tiles.size(); }
     void tile_info(int32_t tile, psv_tile_info &out) const override;
     void extract_tuples(int64_t *rows, int64_t *cols, void *values) const override;
-    void row_lengths(std::vector<int64_t> &out) const override {
-        out.resize((size_t)nrows);
-        for (int64_t i = 0; i < nrows; ++i) out[i] = csr.row_ptr[i + 1] - csr.row_ptr[i];
+    void inverse_row_lengths(float *out) const override {
+        const int64_t *rp = csr.row_ptr.data();
+#pragma omp parallel for schedule(static)
+        for (int64_t i = 0; i < nrows; ++i) {
+            const int64_t l = rp[i + 1] - rp[i];
+            out[i] = l ? 1.0f / (float)l : 0.0f;
+        }
     }
     std::unique_ptr<MatrixStore> transposed() const override;
+    std::unique_ptr<MatrixStore> symmetric_pattern() const override;
     TileComposite host_form() const override { return form; }
 
     const CpuBackend *be_;
