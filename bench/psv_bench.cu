@@ -9,10 +9,11 @@
 //   --runs R (50) --warmup W (5) --json F --csv F --svg F --no-algos --no-reorder
 //   --rwr-max-nnz N (20000000) --algo-max-nnz N (600000000) --seed S --no-flush
 //   --contrast (mark the following matrices as non-power-law)  --powerlaw (back)
-//   --variant tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr,hot=H   (repeatable) also time psv with
+//   --variant tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr,hot=H,ranked=0|1   (repeatable) also time psv with
 //                              these format options (tile width, max dense tiles, workload size,
 //                              kernel; hot: AUTO's hot columns in shared memory, 0 = none, through
-//                              psv's test hook chunk_hot_columns)
+//                              psv's test hook chunk_hot_columns; ranked=1: AUTO's x in column
+//                              rank order on any matrix, through chunk_rank_order_always)
 //   --proto-tw LIST            tile widths of the bench-side prototype (not psv): 0 = L2/16 bytes,
 //                              -1 = one tile, "none" = skip (default "0,-1")
 //   --alg-reps R (1)           timed calls per algorithm (PageRank, HITS)
@@ -585,7 +586,8 @@ struct Opts {
     struct Variant {
         std::string name;
         psv::FormatOptions opt;
-        int64_t hot = -1;  // psv::test_hooks::chunk_hot_columns while the variant is built
+        int64_t hot = -1;     // psv::test_hooks::chunk_hot_columns while the variant is built
+        bool ranked = false;  // psv::test_hooks::chunk_rank_order_always while it is built
     };
     std::vector<Variant> variants;  // extra psv format options timed on every matrix
     std::vector<int64_t> proto_tw = {0, -1};  // bench prototype tile widths (0: L2 / 16 bytes; -1: one tile)
@@ -1413,14 +1415,17 @@ static void bench_matrix(const std::string &spec, const std::string &kind) {
         Result::VarRes vr;
         vr.name = v.name;
         psv::test_hooks::chunk_hot_columns = v.hot;
+        psv::test_hooks::chunk_rank_order_always = v.ranked;
         try {
             PA->store->rebuild(v.opt);
         } catch (const std::exception &e) {
             psv::test_hooks::chunk_hot_columns = -1;
+            psv::test_hooks::chunk_rank_order_always = false;
             std::printf("variant %s: %s\n", v.name.c_str(), e.what());
             continue;
         }
         psv::test_hooks::chunk_hot_columns = -1;
+        psv::test_hooks::chunk_rank_order_always = false;
         PK(psv_matrix_info_get(PA, &vr.info));
         vr.form_s = vr.info.build_seconds;
         PK(psv_mxv(W, nullptr, PSV_NOOP, s_w, PA, U[0], 0));
@@ -1676,7 +1681,7 @@ static void usage() {
     std::fprintf(stderr,
                  "usage: psv_bench [--runs R] [--warmup W] [--json F] [--csv F] [--svg F] [--no-algos] [--no-reorder]\n"
                  "                 [--no-flush] [--rwr-max-nnz N] [--algo-max-nnz N] [--seed S] [--contrast|--powerlaw]\n"
-                 "                 [--variant tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr,hot=H]... MATRIX...\n"
+                 "                 [--variant tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr,hot=H,ranked=0|1]... MATRIX...\n"
                  "  MATRIX: rmat:SCALE[:EF] | stencil:N | PATH[@LABEL]\n");
     std::exit(2);
 }
@@ -1737,6 +1742,7 @@ int main(int argc, char **argv) {
                     v.opt.kernel = val == "auto" ? PSV_KERNEL_AUTO : val == "coo" ? PSV_KERNEL_TILE_COO
                                  : val == "csr"  ? PSV_KERNEL_CSR : PSV_KERNEL_TILE_COMPOSITE;
                 else if (k == "hot") v.hot = std::atoll(val.c_str());
+                else if (k == "ranked") v.ranked = std::atoi(val.c_str()) != 0;
                 else usage();
                 p = e + 1;
             }
