@@ -315,14 +315,16 @@ static bool prefers_rank_order(const CudaMatrix &M, double x_bytes, size_t l2_by
 }
 
 // PSV_KERNEL_AUTO: the CSR chunk kernel everywhere, over rank-ordered columns where x exceeds
-// L2. Measured on an H100 (50 MB L2; bench/NOTES.md, v2): the chunk kernel is ahead of the
-// tile-composite one on every matrix of the benchmark set; rank order costs 2.5 % at R-MAT 23
-// (x of 33.6 MB: 1.418 against 1.384 ms) and pays from 24 on (67 MB: 2.98 against 3.42 ms; 25:
-// 6.03 against 9.48 ms).
-static bool auto_ranked(const CudaMatrix &M, size_t l2_bytes) {
+// L2, or half of L2 under the hot-column kernel (hot > 0). Measured on an H100 (50 MB L2;
+// bench/NOTES.md): the chunk kernel is ahead of the tile-composite one on every matrix of the
+// benchmark set; for the plain chunk kernel (v2) rank order costs 2.5 % at R-MAT 23 (x of 33.6
+// MB: 1.418 against 1.384 ms) and pays from 24 on (67 MB: 2.98 against 3.42 ms; 25: 6.03 against
+// 9.48 ms); for the hot kernel (v4) it pays at R-MAT 23 (1.227 against 1.338 ms) and costs 8 % at
+// R-MAT 22 (16.8 MB: 0.555 against 0.512 ms) and 5 % at 21.
+static bool auto_ranked(const CudaMatrix &M, size_t l2_bytes, int64_t hot) {
     if (test_hooks::chunk_rank_order_always) return M.nvals > 0 && M.ncols > 0;
     const double x_bytes = (double)M.ncols * (double)(M.pattern ? 4 : type_size(M.type));
-    return prefers_rank_order(M, x_bytes, l2_bytes, 1.0);
+    return prefers_rank_order(M, x_bytes, l2_bytes, hot > 0 ? 0.5 : 1.0);
 }
 
 // PSV_KERNEL_AUTO's hot columns (csr_hot_kernel: x at those columns read from shared memory): on
@@ -373,8 +375,8 @@ void CudaMatrix::rebuild(const FormatOptions &opt) {
     bool ranked = false;
     int64_t hot = 0;
     if (k == PSV_KERNEL_AUTO) {
-        ranked = auto_ranked(*this, be_->l2_bytes());
         hot = auto_hot(*this, *be_, vb);
+        ranked = auto_ranked(*this, be_->l2_bytes(), hot);
         k = PSV_KERNEL_CSR;
     }
     // the CSR kernel's plan (it also serves products whose input vector has absent entries)
