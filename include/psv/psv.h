@@ -146,8 +146,9 @@ typedef int32_t psv_kernel;
 #define PSV_KERNEL_AUTO            0  /* CPU: tile-composite. CUDA: CSR; on a large power-law
                                           matrix of 4-byte values its 8192 hottest columns of x
                                           read from shared memory, and x read in column rank
-                                          order where it exceeds the L2 cache (psv_matrix_info
-                                          reports PSV_KERNEL_CSR) */
+                                          order where it exceeds half of the L2 cache (all of
+                                          it without hot columns; psv_matrix_info reports
+                                          PSV_KERNEL_CSR) */
 #define PSV_KERNEL_TILE_COMPOSITE  1  /* the paper's tiled composite CSR-vector/ELL form  */
 #define PSV_KERNEL_TILE_COO        2  /* the paper's TILE-COO baseline                    */
 #define PSV_KERNEL_CSR             3  /* plain CSR: CUDA cuts the entries into balanced
