@@ -384,7 +384,8 @@ void CudaMatrix::rebuild(const FormatOptions &opt) {
     const int64_t long_min = 128 * (int64_t)lanes;
     Buffer list;
     const int64_t nlong = list_long_rows(*be_, *this, long_min, list);
-    build_chunk_plan(*be_, *this, ranked, hot, vb);
+    if (k == PSV_KERNEL_CSR) build_chunk_plan(*be_, *this, ranked, hot, vb);
+    else chunks = ChunkPlan();  // only the CSR kernel runs chunks (run_spmv)
     kernel = k;
     csr_lanes = lanes;
     csr_long_min = long_min;

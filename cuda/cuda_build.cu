@@ -17,7 +17,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -836,15 +835,15 @@ __global__ void chunk_rows_kernel(int64_t K, int64_t n, const int64_t *rp, const
     PSV_GRID_LOOP(k, K + 1) first_row[k] = (int32_t)(k == K ? n : lower_bound_d<int64_t>(rp, n, begin[k]));
 }
 
-// Each long row's first and last chunk.
+// Each long row's first chunk and its count of chunks (pieces).
 __global__ void long_span_kernel(int64_t nlong, int64_t K, const int32_t *rows, const int64_t *rp, const int64_t *begin,
-                                 int64_t *first, int64_t *pieces) {
+                                 int64_t *first, int32_t *pieces) {
     PSV_GRID_LOOP(j, nlong) {
         const int32_t r = rows[j];
         const int64_t bs = upper_bound_d<int64_t>(begin, K + 1, rp[r]) - 1;
         const int64_t be = upper_bound_d<int64_t>(begin, K + 1, rp[r + 1] - 1) - 1;
         first[j] = bs;
-        pieces[j] = be - bs + 1;
+        pieces[j] = (int32_t)(be - bs + 1);
     }
 }
 
@@ -918,16 +917,14 @@ void build_chunk_plan(CudaBackend &be, CudaMatrix &M, bool ranked, int64_t hot, 
     if (M.max_row_length > C) {
         Buffer list;
         const int64_t L = list_long_rows(be, M, C, list);
-        Buffer first(&be, (size_t)L * 8), pieces(&be, (size_t)L * 8);
+        Buffer first(&be, (size_t)L * 8), pieces(&be, (size_t)L * 4);
         launch(be, L, [&](unsigned g, int b) {
             long_span_kernel<<<g, b, 0, st>>>(L, K, list.as<int32_t>(), rp, P.begin.as<int64_t>(), first.as<int64_t>(),
-                                              pieces.as<int64_t>());
+                                              pieces.as<int32_t>());
         });
-        std::vector<int64_t> slot((size_t)L + 1, 0);
-        be.download(slot.data() + 1, pieces.get(), (size_t)L * 8);
-        for (int64_t j = 0; j < L; ++j) slot[j + 1] += slot[j];
-        P.long_slot = Buffer(&be, (size_t)(L + 1) * 8);
-        be.upload(P.long_slot.get(), slot.data(), (size_t)(L + 1) * 8);
+        counts_to_row_ptr(be, L, pieces.as<int32_t>(), P.long_slot);  // the slots of row j: long_slot[j] .. [j + 1]
+        int64_t nslots = 0;
+        be.download(&nslots, P.long_slot.as<int64_t>() + L, 8);
         launch(be, L, [&](unsigned g, int b) {
             long_map_kernel<<<g, b, 0, st>>>(L, first.as<int64_t>(), P.long_slot.as<int64_t>(), P.head_long.as<int32_t>(),
                                              P.tail_long.as<int32_t>());
@@ -937,7 +934,7 @@ void build_chunk_plan(CudaBackend &be, CudaMatrix &M, bool ranked, int64_t hot, 
         P.long_first = std::move(first);
         P.counters = Buffer(&be, (size_t)L * 4);
         be.set_bytes(P.counters.get(), 0, (size_t)L * 4);
-        P.slots = Buffer(&be, (size_t)slot[L] * 8);
+        P.slots = Buffer(&be, (size_t)nslots * 8);
     }
     if ((ranked || hot > 0) && M.form.col_order.get()) {
         Buffer rank_of(&be, (size_t)M.ncols * 4);
