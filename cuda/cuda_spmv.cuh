@@ -359,13 +359,17 @@ template <class T> struct ChunkArgs {
 // entries (all before any is used: their loads are in flight together); chunk_fill: their
 // products (fetch(c) reads x for a stored column c) into prod, in shared memory, with the second
 // half loaded there where the chunk has one; then, after sync(), chunk_reduce sums the chunk's row
-// pieces: G lanes per piece (G from the chunk's mean piece length), pieces longer than 16 G by a
-// whole warp afterwards. A long row's pieces land in slots; the warp that finishes the last of
-// them (a counter per long row, reset by that warp) adds the slots in order. Every sum has a
-// fixed order: results are reproducible.
+// pieces: G lanes per piece, G the least power of two with kChunkMeanPerLane x G >= the chunk's
+// mean piece length (one thread per piece up to a mean of 16: a serial sum from shared memory
+// costs a third of the instructions of a shuffle tree over 8 lanes), pieces longer than
+// kChunkMaxPerLane x G by a whole warp afterwards. A long row's pieces land in slots; the warp
+// that finishes the last of them (a counter per long row, reset by that warp) adds the slots in
+// order. Every sum has a fixed order: results are reproducible.
 // (Offsets inside a chunk, at most 2 x kChunkThreads x E, are 32-bit, and the thread's entries
 // are addressed from one pointer with constant strides: the kernels issue instructions near
 // their limit on short uniform rows, 72 % of the SM's issue rate on the stencil, H100.)
+constexpr int kChunkMeanPerLane = 16;
+constexpr int kChunkMaxPerLane = 64;  // >= 16: a chunk's deferred list holds CAP / 16 + 2 pieces
 template <class T, int E>
 __device__ __forceinline__ void chunk_load(const ChunkArgs<T> &A, int64_t base, int64_t e, int tid, int32_t (&c)[E], T (&a)[E]) {
     const int32_t rem = (int32_t)(e - base) - tid;  // this thread's entry j is in the chunk iff j x kChunkThreads < rem
@@ -395,6 +399,77 @@ __device__ __forceinline__ void chunk_fill(const S &s, int64_t b, int64_t e, con
         for (int j = 0; j < E; ++j)
             if (j * TB < rem) pp[j * TB] = s.mul(a[j], fetch(c[j]));
     }
+}
+
+// chunk_fill for 4-byte indices and values (chunk_load included): each thread loads groups of 4
+// consecutive entries with one 16-byte load per array (a quarter of the load instructions; the
+// chunk kernel is issue-bound on short uniform rows otherwise: 72 % of the SM's issue rate on the
+// stencil, H100). The groups are aligned to 16 bytes from the chunk's start rounded down to a
+// multiple of 4, ab = b & ~3 (the arrays are cudaMalloc'ed: 256-byte aligned); a group that is
+// not wholly inside the chunk is loaded entry by entry. Entry q lands in prod[q - ab]: the
+// caller passes prod + the returned (b - ab) to chunk_reduce, and prod holds CAP + 4 values.
+template <class T> __device__ __forceinline__ T bits_to(int v) {
+    T r;
+    memcpy(&r, &v, 4);
+    return r;
+}
+template <class T> __device__ __forceinline__ int to_bits(T v) {
+    int r;
+    memcpy(&r, &v, 4);
+    return r;
+}
+template <class S, int E, class Fetch>
+__device__ __forceinline__ int chunk_fill_v(const S &s, int64_t b, int64_t e, const ChunkArgs<typename S::value_type> &A,
+                                            Fetch fetch, typename S::value_type *prod, int &ndef, int tid) {
+    using T = typename S::value_type;
+    static_assert(sizeof(T) == 4 && E % 4 == 0, "4-byte values, whole groups");
+    constexpr int TB = kChunkThreads, NG = E / 4;
+    const int64_t ab = b & ~(int64_t)3;
+    if (tid == 0) ndef = 0;
+    const int32_t *cp = A.col + ab + 4 * tid;
+    const T *vp = A.vals ? A.vals + ab + 4 * tid : nullptr;
+    const int32_t lo = (int32_t)(b - ab) - 4 * tid, hi = (int32_t)(e - ab) - 4 * tid;
+    T *pp = prod + 4 * tid;
+    const int32_t span = (int32_t)(e - ab);  // at most 2 TB E + 3: a third pass takes the last few
+    for (int h = 0; h < 3; ++h) {
+        const int32_t hb = h * TB * E;
+        if (hb >= span) break;  // uniform
+        int32_t c[4 * NG];
+        T a[4 * NG];
+#pragma unroll
+        for (int j = 0; j < NG; ++j) {
+            const int32_t q = hb + j * 4 * TB;
+            if (q >= lo && q + 4 <= hi) {
+                const int4 cv = __ldcs(reinterpret_cast<const int4 *>(cp + q));
+                c[4 * j] = cv.x, c[4 * j + 1] = cv.y, c[4 * j + 2] = cv.z, c[4 * j + 3] = cv.w;
+                if (vp) {
+                    const int4 av = __ldcs(reinterpret_cast<const int4 *>(vp + q));
+                    a[4 * j] = bits_to<T>(av.x), a[4 * j + 1] = bits_to<T>(av.y), a[4 * j + 2] = bits_to<T>(av.z), a[4 * j + 3] = bits_to<T>(av.w);
+                } else {
+#pragma unroll
+                    for (int k = 0; k < 4; ++k) a[4 * j + k] = T(1);
+                }
+            } else {
+#pragma unroll
+                for (int k = 0; k < 4; ++k) {
+                    const bool in = q + k >= lo && q + k < hi;
+                    c[4 * j + k] = in ? ld_stream(cp + q + k) : 0;
+                    a[4 * j + k] = (in && vp) ? ld_stream(vp + q + k) : T(1);
+                }
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < NG; ++j) {
+            const int32_t q = hb + j * 4 * TB;
+            if (q < hi) {
+                int w[4];
+#pragma unroll
+                for (int k = 0; k < 4; ++k) w[k] = (q + k >= lo && q + k < hi) ? to_bits<T>(s.mul(a[4 * j + k], fetch(c[4 * j + k]))) : 0;
+                *reinterpret_cast<int4 *>(pp + q) = make_int4(w[0], w[1], w[2], w[3]);
+            }
+        }
+    }
+    return (int)(b - ab);
 }
 
 template <class S, class Sync>
@@ -427,7 +502,7 @@ __device__ __forceinline__ void chunk_reduce(const S &s, int64_t k, int64_t b, i
     };
     const int64_t mean = npieces > 0 ? (e - b) / npieces : 0;
     int G = 1;
-    while (G < 32 && 4 * G < mean) G *= 2;
+    while (G < 32 && kChunkMeanPerLane * G < mean) G *= 2;
     const int per_round = TB / G, sub = tid / G, l = tid % G;
     for (int32_t p0 = 0; p0 < npieces; p0 += per_round) {
         const int32_t p = p0 + sub;
@@ -438,11 +513,20 @@ __device__ __forceinline__ void chunk_reduce(const S &s, int64_t k, int64_t b, i
         if (p < npieces) {
             bool is_long;
             piece(p, lo, hi, row, is_long);
-            if (is_long || hi - lo > 16 * G) {
+            if (is_long || hi - lo > kChunkMaxPerLane * G) {
                 if (l == 0) deferred[atomicAdd(&ndef, 1)] = p;
             } else {
                 write = true;
-                for (int32_t q = (int32_t)(lo - b) + l, qe = (int32_t)(hi - b); q < qe; q += G) acc = s.acc_add(acc, (Acc)prod[q]);
+                int32_t q = (int32_t)(lo - b) + l;
+                const int32_t qe = (int32_t)(hi - b);
+                for (; q + 3 * G < qe; q += 4 * G) {
+                    const T v0 = prod[q], v1 = prod[q + G], v2 = prod[q + 2 * G], v3 = prod[q + 3 * G];
+                    acc = s.acc_add(acc, (Acc)v0);
+                    acc = s.acc_add(acc, (Acc)v1);
+                    acc = s.acc_add(acc, (Acc)v2);
+                    acc = s.acc_add(acc, (Acc)v3);
+                }
+                for (; q < qe; q += G) acc = s.acc_add(acc, (Acc)prod[q]);
             }
         }
 #pragma unroll
@@ -497,24 +581,33 @@ __device__ __forceinline__ void chunk_reduce(const S &s, int64_t k, int64_t b, i
     }
 }
 
-// The CSR chunk kernel: a block per chunk. At least 6 blocks per SM: registers capped near 40
-// (without the cap the compiler took 64, 4 blocks); a cap of 32 (8 blocks) spills and measured
-// 3-10 % slower (H100, bench/NOTES.md v2).
-template <class S, int E>
-__global__ void __launch_bounds__(kChunkThreads, 6)
+// The CSR chunk kernel: a block per chunk, at least MINB blocks per SM (registers capped: 40 for
+// 6 blocks, 32 for 8; without a cap the compiler took 64, 4 blocks). V: chunk_fill_v's 16-byte
+// loads (4-byte indices and values only). 8 blocks (V only: the scalar fill spills at 32
+// registers) pay on matrices of many waves, 6 on those of a few, where each block's chain of
+// dependent loads counts more than occupancy (H100: the stencil of 266 M entries 1.04 -> 0.94
+// ms; cnr-2000's 1571 chunks 0.0305 -> 0.0314 ms, rajat01 0.0101 -> 0.0110 ms; bench/NOTES.md v5).
+template <class S, int E, bool V, int MINB>
+__global__ void __launch_bounds__(kChunkThreads, MINB)
     csr_chunk_kernel(const S s, const ChunkArgs<typename S::value_type> A, const typename S::value_type *__restrict__ u) {
     using T = typename S::value_type;
     constexpr int CAP = 2 * kChunkThreads * E;
-    __shared__ T prod[CAP];
+    __shared__ __align__(16) T prod[CAP + 4];
     __shared__ int32_t deferred[CAP / 16 + 2];
     __shared__ int ndef;
     const int64_t k = blockIdx.x, b = A.cb[k], e = A.cb[k + 1];
-    int32_t c[E];
-    T a[E];
-    chunk_load(A, b, e, threadIdx.x, c, a);
-    chunk_fill<S, E>(s, b, e, A, [&](int32_t j) { return ld_x(u + j); }, prod, c, a, ndef, threadIdx.x);
+    auto fetch = [&](int32_t j) { return ld_x(u + j); };
+    int off = 0;
+    if constexpr (V) {
+        off = chunk_fill_v<S, E>(s, b, e, A, fetch, prod, ndef, threadIdx.x);
+    } else {
+        int32_t c[E];
+        T a[E];
+        chunk_load(A, b, e, threadIdx.x, c, a);
+        chunk_fill<S, E>(s, b, e, A, fetch, prod, c, a, ndef, threadIdx.x);
+    }
     __syncthreads();
-    chunk_reduce(s, k, b, e, A, [] { __syncthreads(); }, prod, deferred, ndef, threadIdx.x);
+    chunk_reduce(s, k, b, e, A, [] { __syncthreads(); }, prod + off, deferred, ndef, threadIdx.x);
 }
 
 // The hot-column chunk kernel: kHotBlocksPerSm blocks of kHotGroups x kChunkThreads threads per
@@ -567,6 +660,9 @@ template <class K> void allow_smem(K kernel, size_t bytes) {
 // where the plan is ranked; the hot values come from the rank-order x, from a gather of the hot
 // part alone (H > kHotDirect), or straight from u through col_order. Without: csr_chunk_kernel
 // over col_enc and the rank-order x (ranked), or over M.col and u.
+// csr_chunk_kernel runs 8 blocks per SM where the chunks make at least this many waves of them,
+// else 6.
+constexpr int64_t kChunkManyWaves = 8;
 template <class S>
 void launch_csr_chunk(CudaBackend &be, const CudaMatrix &M, const S s, const typename S::value_type *vals,
                       const typename S::value_type *u, typename S::value_type *t, uint8_t *tp) {
@@ -581,6 +677,9 @@ void launch_csr_chunk(CudaBackend &be, const CudaMatrix &M, const S s, const typ
                    P.long_slot.as<int64_t>(),  P.counters.as<unsigned>(), P.slots.get(),
                    M.row_ptr.as<int64_t>(),    enc ? P.col_enc.as<int32_t>() : M.col.as<int32_t>(),
                    vals,                       t,                         tp};
+    // chunk_fill_v's 16-byte loads need 16-byte aligned arrays (cudaMalloc gives 256)
+    if (sizeof(T) == 4 && ((reinterpret_cast<uintptr_t>(A.col) | reinterpret_cast<uintptr_t>(vals)) & 15))
+        fail(PSV_ERROR_PANIC, "the chunk kernel's index or value array is not 16-byte aligned");
     const int32_t *order = M.form.col_order.as<int32_t>();
     // the only allocation comes first: a failure leaves t untouched
     const int64_t gathered = ranked ? M.ncols : (H > kHotDirect ? H : 0);
@@ -592,7 +691,14 @@ void launch_csr_chunk(CudaBackend &be, const CudaMatrix &M, const S s, const typ
     }
     const T *xg = ranked ? xr.as<T>() : u;
     if (H == 0) {
-        csr_chunk_kernel<S, kChunkPerThread><<<(unsigned)P.nchunks, kChunkThreads, 0, st>>>(s, A, xg);
+        if constexpr (sizeof(T) == 4) {
+            if (P.nchunks >= kChunkManyWaves * 8 * be.sm_count())
+                csr_chunk_kernel<S, kChunkPerThread, true, 8><<<(unsigned)P.nchunks, kChunkThreads, 0, st>>>(s, A, xg);
+            else
+                csr_chunk_kernel<S, kChunkPerThread, true, 6><<<(unsigned)P.nchunks, kChunkThreads, 0, st>>>(s, A, xg);
+        } else {
+            csr_chunk_kernel<S, kChunkPerThread, false, 6><<<(unsigned)P.nchunks, kChunkThreads, 0, st>>>(s, A, xg);
+        }
         PSV_CUDA_LAUNCH_CHECK();
         return;
     }

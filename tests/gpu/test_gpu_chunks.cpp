@@ -5,7 +5,8 @@
 // pattern) or the CPU backend (exact for int32 min-plus and boolean), run three times: the results
 // must be bit-identical (the long rows' counters reset; sums have a fixed order). Also with the
 // columns in rank order and with hot columns of x in shared memory (csr_hot_kernel), AUTO's
-// paths for power-law matrices, forced by test hooks.
+// paths for power-law matrices, forced by test hooks. And a stencil-like matrix of many waves of
+// chunks (the kernel's 8-blocks-per-SM variant).
 #include <cuda_runtime.h>
 
 #include "core/test_hooks.hpp"
@@ -266,6 +267,19 @@ int main() {
     }
     psv::test_hooks::chunk_rank_order_always = false;
     psv::test_hooks::chunk_hot_columns = -1;
+    // Enough uniform rows of 27 (a stencil's) for csr_chunk_kernel's many-waves variant (8 blocks
+    // per SM from kChunkManyWaves = 8 waves of them): 64 chunks per SM and a tenth more.
+    if (!gputest::small_mode()) {
+        int dev = 0, sms = 0;
+        REQUIRE(cudaGetDevice(&dev) == cudaSuccess);
+        REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess);
+        psv_context_set_option(gpu, PSV_OPT_KERNEL, PSV_KERNEL_CSR);
+        Case cs{"many-waves", std::vector<int64_t>((size_t)(1.1 * 64 * sms * C / 27), 27), 1000003};
+        const gputest::Edges E = edges_for(cs, 11);
+        checks += run_float<float>(gpu, cs, E, PSV_FP32, false);
+        checks += run_float<float>(gpu, cs, E, PSV_FP32, true);
+        checks += run_exact(cpu, gpu, cs, E, PSV_INT32);
+    }
     psv_context_free(&cpu);
     psv_context_free(&gpu);
     std::printf("gpu_chunks: %d checks\n", checks);
