@@ -95,6 +95,20 @@ struct TcForm {
 constexpr int kChunkThreads = 256;
 constexpr int kChunkPerThread = 8;
 constexpr int64_t kChunkEntries = (int64_t)kChunkThreads * kChunkPerThread;
+// csr_chunk_kernel runs 8 blocks per SM on a matrix of at least kChunkManyWaves waves of them
+// (of kChunkEntries each), else 6.
+constexpr int64_t kChunkManyWaves = 8;
+inline bool chunk_many_waves(int64_t nnz, int sms) { return nnz >= kChunkManyWaves * 8 * sms * kChunkEntries; }
+// The chunk plan cuts every kChunkEntries entries, each cut moved back to the start of its row.
+// On a matrix of fewer waves than that without hot columns (csr_chunk_kernel at 6 blocks per
+// SM) the cuts are kChunkEntries - 64 apart instead: a chunk of rows of at most 61 entries then
+// fits the kernel's first pass over kChunkEntries (whose 16-byte groups start up to 3 entries
+// before the chunk), and a block's chain of dependent loads is one pass, not two. H100: 7-9 %
+// on cnr-2000, rajat01, wing, bayer10; on many waves (the stencil's pattern product, 5 %) and
+// under the hot kernel (R-MAT 20, 4 %) the extra chunks cost more (bench/NOTES.md v5).
+inline int64_t chunk_stride(int64_t nnz, int64_t hot, int sms) {
+    return hot == 0 && !chunk_many_waves(nnz, sms) ? kChunkEntries - 64 : kChunkEntries;
+}
 // Columns at least this long are worth a place among the hot ones (csr_hot_kernel), where each
 // of the sms blocks copies them to shared memory once per product: a copied value (a coalesced
 // read) must serve about a quarter of a gather or more in every block.
@@ -144,10 +158,11 @@ public:
     Buffer long_rows;
     int64_t n_long_rows = 0;
     // CSR chunk plan (csr_chunk_kernel, the CSR kernel whenever u has every entry): the entries
-    // cut into chunks of at most 2 x kChunkEntries, each a block of kChunkThreads. A cut that would
-    // fall inside a row of at most kChunkEntries moves back to that row's start, so only rows
-    // longer than kChunkEntries ("long") are split; a long row's pieces are summed into slots,
-    // and the block that finishes its last piece (a per-row counter) adds them in order.
+    // cut into chunks of at most 2 x C (C = chunk_stride: kChunkEntries, or 64 less), each a block
+    // of kChunkThreads. A cut that would fall inside a row of at most C entries moves back to that
+    // row's start, so only rows longer than C ("long") are split; a long row's pieces are summed
+    // into slots, and the block that finishes its last piece (a per-row counter) adds them in
+    // order.
     struct ChunkPlan {
         bool ranked = false;  // columns by rank (col_enc), x gathered into rank order per product
         // hot columns (ranks 0 .. hot-1) held in shared memory by csr_hot_kernel, for values of at

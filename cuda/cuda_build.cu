@@ -896,7 +896,7 @@ void build_chunk_plan(CudaBackend &be, CudaMatrix &M, bool ranked, int64_t hot, 
     cudaStream_t st = be.stream();
     CudaMatrix::ChunkPlan P;
     const int64_t n = M.nrows, nnz = M.nvals;
-    const int64_t C = kChunkEntries;
+    const int64_t C = chunk_stride(nnz, hot, be.sm_count());
     if (n == 0 || nnz == 0) {
         M.chunks = std::move(P);
         return;

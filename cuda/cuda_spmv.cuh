@@ -660,9 +660,6 @@ template <class K> void allow_smem(K kernel, size_t bytes) {
 // where the plan is ranked; the hot values come from the rank-order x, from a gather of the hot
 // part alone (H > kHotDirect), or straight from u through col_order. Without: csr_chunk_kernel
 // over col_enc and the rank-order x (ranked), or over M.col and u.
-// csr_chunk_kernel runs 8 blocks per SM where the chunks make at least this many waves of them,
-// else 6.
-constexpr int64_t kChunkManyWaves = 8;
 template <class S>
 void launch_csr_chunk(CudaBackend &be, const CudaMatrix &M, const S s, const typename S::value_type *vals,
                       const typename S::value_type *u, typename S::value_type *t, uint8_t *tp) {
@@ -692,7 +689,7 @@ void launch_csr_chunk(CudaBackend &be, const CudaMatrix &M, const S s, const typ
     const T *xg = ranked ? xr.as<T>() : u;
     if (H == 0) {
         if constexpr (sizeof(T) == 4) {
-            if (P.nchunks >= kChunkManyWaves * 8 * be.sm_count())
+            if (chunk_many_waves(M.nvals, be.sm_count()))
                 csr_chunk_kernel<S, kChunkPerThread, true, 8><<<(unsigned)P.nchunks, kChunkThreads, 0, st>>>(s, A, xg);
             else
                 csr_chunk_kernel<S, kChunkPerThread, true, 6><<<(unsigned)P.nchunks, kChunkThreads, 0, st>>>(s, A, xg);
