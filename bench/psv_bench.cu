@@ -1416,16 +1416,19 @@ static void bench_matrix(const std::string &spec, const std::string &kind) {
         vr.name = v.name;
         psv::test_hooks::chunk_hot_columns = v.hot;
         psv::test_hooks::chunk_rank_order_always = v.ranked;
+        bool built = true;
+        std::string why;
         try {
             PA->store->rebuild(v.opt);
         } catch (const std::exception &e) {
-            psv::test_hooks::chunk_hot_columns = -1;
-            psv::test_hooks::chunk_rank_order_always = false;
-            std::printf("variant %s: %s\n", v.name.c_str(), e.what());
-            continue;
+            built = false, why = e.what();
         }
         psv::test_hooks::chunk_hot_columns = -1;
         psv::test_hooks::chunk_rank_order_always = false;
+        if (!built) {
+            std::printf("variant %s: %s\n", v.name.c_str(), why.c_str());
+            continue;
+        }
         PK(psv_matrix_info_get(PA, &vr.info));
         vr.form_s = vr.info.build_seconds;
         PK(psv_mxv(W, nullptr, PSV_NOOP, s_w, PA, U[0], 0));

@@ -95,6 +95,11 @@ struct TcForm {
 constexpr int kChunkThreads = 256;
 constexpr int kChunkPerThread = 8;
 constexpr int64_t kChunkEntries = (int64_t)kChunkThreads * kChunkPerThread;
+// A chunk's shared memory in the chunk kernels: products of at most kChunkCap entries (a chunk
+// holds at most 2 x its cut spacing), and the list of pieces deferred to whole warps (pieces of
+// more than 16 entries, at most kChunkCap / 16, and the two ends of long rows).
+constexpr int kChunkCap = 2 * (int)kChunkEntries;
+constexpr int kChunkDeferredMax = kChunkCap / 16 + 2;
 // csr_chunk_kernel runs 8 blocks per SM on a matrix of at least kChunkManyWaves waves of them
 // (of kChunkEntries each), else 6.
 constexpr int64_t kChunkManyWaves = 8;
@@ -125,7 +130,7 @@ constexpr int64_t kHotMax = 8192;  // PSV_KERNEL_AUTO's largest hot set (auto_ho
 // leave, a multiple of 32.
 inline int64_t hot_capacity(size_t smem_per_sm, size_t vb) {
     const size_t per_block = smem_per_sm / kHotBlocksPerSm;
-    const size_t fixed = (size_t)kHotGroups * (2 * kChunkEntries * vb + (2 * kChunkEntries / 16 + 2) * 4 + 4) + 1024;
+    const size_t fixed = (size_t)kHotGroups * (kChunkCap * vb + kChunkDeferredMax * 4 + 4) + 1024;
     return per_block > fixed ? (int64_t)((per_block - fixed) / vb) / 32 * 32 : 0;
 }
 

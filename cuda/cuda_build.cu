@@ -783,10 +783,11 @@ std::unique_ptr<MatrixStore> build_from_device_coo(Backend &be_, int64_t nrows, 
 
 // ---- the pattern of A + A' (RWR's graph) ----------------------------------------------------------
 
-__global__ void mirror_kernel(int64_t nnz, const int32_t *row, const int32_t *col, int32_t *r2, int32_t *c2) {
+// r2[0 .. nnz) holds each entry's row (row_of_kernel); the entries and their mirrors follow.
+__global__ void mirror_kernel(int64_t nnz, const int32_t *col, int32_t *r2, int32_t *c2) {
     PSV_GRID_LOOP(e, nnz) {
-        const int32_t i = row[e], j = col[e];
-        r2[e] = i, c2[e] = j;
+        const int32_t i = r2[e], j = col[e];
+        c2[e] = j;
         r2[nnz + e] = j, c2[nnz + e] = i;
     }
 }
@@ -797,15 +798,12 @@ std::unique_ptr<MatrixStore> symmetric_pattern(CudaBackend &be, const CudaMatrix
     if (m > (int64_t)UINT32_MAX) fail(PSV_ERROR_NOT_IMPLEMENTED, "the CUDA pattern of A + A' handles A of at most 2^31-1 entries");
     cudaStream_t st = be.stream();
     Buffer r2(&be, (size_t)std::max<int64_t>(1, m) * 4), c2(&be, (size_t)std::max<int64_t>(1, m) * 4);
-    {
-        Buffer row(&be, (size_t)std::max<int64_t>(1, nnz) * 4);
-        launch(be, nnz, [&](unsigned g, int b) {
-            row_of_kernel<<<g, b, 0, st>>>(nnz, A.row_ptr.as<int64_t>(), A.nrows, row.as<int32_t>());
-        });
-        launch(be, nnz, [&](unsigned g, int b) {
-            mirror_kernel<<<g, b, 0, st>>>(nnz, row.as<int32_t>(), A.col.as<int32_t>(), r2.as<int32_t>(), c2.as<int32_t>());
-        });
-    }
+    launch(be, nnz, [&](unsigned g, int b) {
+        row_of_kernel<<<g, b, 0, st>>>(nnz, A.row_ptr.as<int64_t>(), A.nrows, r2.as<int32_t>());
+    });
+    launch(be, nnz, [&](unsigned g, int b) {
+        mirror_kernel<<<g, b, 0, st>>>(nnz, A.col.as<int32_t>(), r2.as<int32_t>(), c2.as<int32_t>());
+    });
     return build_from_device_coo(be, A.nrows, A.ncols, PSV_FP32, m, r2.as<int32_t>(), c2.as<int32_t>(), nullptr, A.options);
 }
 

@@ -369,7 +369,8 @@ template <class T> struct ChunkArgs {
 // are addressed from one pointer with constant strides: the kernels issue instructions near
 // their limit on short uniform rows, 72 % of the SM's issue rate on the stencil, H100.)
 constexpr int kChunkMeanPerLane = 16;
-constexpr int kChunkMaxPerLane = 64;  // >= 16: a chunk's deferred list holds CAP / 16 + 2 pieces
+constexpr int kChunkMaxPerLane = 64;
+static_assert(kChunkMaxPerLane >= 16, "a chunk's deferred list (kChunkDeferredMax) holds pieces of more than 16 entries");
 template <class T, int E>
 __device__ __forceinline__ void chunk_load(const ChunkArgs<T> &A, int64_t base, int64_t e, int tid, int32_t (&c)[E], T (&a)[E]) {
     const int32_t rem = (int32_t)(e - base) - tid;  // this thread's entry j is in the chunk iff j x kChunkThreads < rem
@@ -407,7 +408,7 @@ __device__ __forceinline__ void chunk_fill(const S &s, int64_t b, int64_t e, con
 // stencil, H100). The groups are aligned to 16 bytes from the chunk's start rounded down to a
 // multiple of 4, ab = b & ~3 (the arrays are cudaMalloc'ed: 256-byte aligned); a group that is
 // not wholly inside the chunk is loaded entry by entry. Entry q lands in prod[q - ab]: the
-// caller passes prod + the returned (b - ab) to chunk_reduce, and prod holds CAP + 4 values.
+// caller passes prod + the returned (b - ab) to chunk_reduce, and prod holds kChunkCap + 4 values.
 template <class T> __device__ __forceinline__ T bits_to(int v) {
     T r;
     memcpy(&r, &v, 4);
@@ -604,9 +605,9 @@ template <class S, int E, bool V, int MINB>
 __global__ void __launch_bounds__(kChunkThreads, MINB)
     csr_chunk_kernel(const S s, const ChunkArgs<typename S::value_type> A, const typename S::value_type *__restrict__ u) {
     using T = typename S::value_type;
-    constexpr int CAP = 2 * kChunkThreads * E;
-    __shared__ __align__(16) T prod[CAP + 4];
-    __shared__ int32_t deferred[CAP / 16 + 2];
+    static_assert(2 * kChunkThreads * E == kChunkCap, "a chunk is at most two passes of E entries per thread");
+    __shared__ __align__(16) T prod[kChunkCap + 4];
+    __shared__ int32_t deferred[kChunkDeferredMax];
     __shared__ int ndef;
     const int64_t k = blockIdx.x, b = A.cb[k], e = A.cb[k + 1];
     if constexpr (MINB == 6) prefetch_rows(A, k, threadIdx.x);
@@ -638,19 +639,19 @@ __global__ void __launch_bounds__(kHotGroups * kChunkThreads, kHotBlocksPerSm)
                    const typename S::value_type *__restrict__ xg, const typename S::value_type *__restrict__ xh,
                    const int32_t *__restrict__ hot_order, int32_t H) {
     using T = typename S::value_type;
-    constexpr int CAP = 2 * kChunkThreads * E;
+    static_assert(2 * kChunkThreads * E == kChunkCap, "a chunk is at most two passes of E entries per thread");
     extern __shared__ __align__(16) unsigned char smem_raw[];
-    __shared__ int32_t deferred[kHotGroups][CAP / 16 + 2];
+    __shared__ int32_t deferred[kHotGroups][kChunkDeferredMax];
     __shared__ int ndef[kHotGroups];
-    T *prod = reinterpret_cast<T *>(smem_raw);  // kHotGroups x CAP, then the H hot values
-    T *xs = prod + kHotGroups * CAP;
+    T *prod = reinterpret_cast<T *>(smem_raw);  // kHotGroups x kChunkCap, then the H hot values (hot_capacity)
+    T *xs = prod + kHotGroups * kChunkCap;
 #pragma unroll 8
     for (int32_t i = threadIdx.x; i < H; i += blockDim.x) xs[i] = hot_order ? ld_x(xh + hot_order[i]) : ld_x(xh + i);
     __syncthreads();
     const int g = threadIdx.x / kChunkThreads, tid = threadIdx.x % kChunkThreads;
     auto sync = [g] { asm volatile("bar.sync %0, %1;" ::"r"(g + 1), "r"(kChunkThreads) : "memory"); };
     auto fetch = [&](int32_t j) { return j < 0 ? xs[j & 0x7fffffff] : ld_x(xg + j); };
-    T *gp = prod + g * CAP;
+    T *gp = prod + g * kChunkCap;
     for (int64_t k = (int64_t)blockIdx.x * kHotGroups + g; k < nchunks; k += (int64_t)gridDim.x * kHotGroups) {
         const int64_t b = A.cb[k], e = A.cb[k + 1];
         int32_t c[E];
@@ -713,7 +714,7 @@ void launch_csr_chunk(CudaBackend &be, const CudaMatrix &M, const S s, const typ
         PSV_CUDA_LAUNCH_CHECK();
         return;
     }
-    const size_t bytes = (size_t)kHotGroups * 2 * kChunkEntries * sizeof(T) + (size_t)H * sizeof(T);
+    const size_t bytes = ((size_t)kHotGroups * kChunkCap + (size_t)H) * sizeof(T);
     allow_smem(csr_hot_kernel<S, kChunkPerThread>, bytes);
     const int64_t grid = std::min<int64_t>((int64_t)kHotBlocksPerSm * be.sm_count(), (P.nchunks + kHotGroups - 1) / kHotGroups);
     csr_hot_kernel<S, kChunkPerThread><<<(unsigned)grid, kHotGroups * kChunkThreads, bytes, st>>>(
