@@ -9,11 +9,13 @@
 //   --runs R (50) --warmup W (5) --json F --csv F --svg F --no-algos --no-reorder
 //   --rwr-max-nnz N (20000000) --algo-max-nnz N (600000000) --seed S --no-flush
 //   --contrast (mark the following matrices as non-power-law)  --powerlaw (back)
-//   --variant tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr,hot=H,ranked=0|1   (repeatable) also time psv with
-//                              these format options (tile width, max dense tiles, workload size,
-//                              kernel; hot: AUTO's hot columns in shared memory, 0 = none, through
-//                              psv's test hook chunk_hot_columns; ranked=1: AUTO's x in column
-//                              rank order on any matrix, through chunk_rank_order_always)
+//   --variant tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr,hot=H,ranked=0|1,prefix=P   (repeatable) also
+//                              time psv with these format options (tile width, max dense tiles,
+//                              workload size, kernel; hot: AUTO's hot columns in shared memory, 0 =
+//                              none, through psv's test hook chunk_hot_columns; ranked=1: AUTO's x
+//                              in column rank order on any matrix, through chunk_rank_order_always;
+//                              prefix: the ranks a ranked hot-kernel plan keeps, through
+//                              chunk_ranked_prefix)
 //   --proto-tw LIST            tile widths of the bench-side prototype (not psv): 0 = L2/16 bytes,
 //                              -1 = one tile, "none" = skip (default "0,-1")
 //   --alg-reps R (1)           timed calls per algorithm (PageRank, HITS)
@@ -569,7 +571,10 @@ static std::string chunk_plan_desc(const psv_matrix *A) {
     const auto *M = dynamic_cast<const psv::cuda::CudaMatrix *>(A->store.get());
     if (!M) return "?";
     char b[128];
-    std::snprintf(b, sizeof b, "%s columns, %lld hot", M->chunks.ranked ? "ranked" : "plain", (long long)M->chunks.hot);
+    if (M->chunks.ranked && M->chunks.ranked_prefix < M->ncols)
+        std::snprintf(b, sizeof b, "ranked columns (first %lld), %lld hot", (long long)M->chunks.ranked_prefix, (long long)M->chunks.hot);
+    else
+        std::snprintf(b, sizeof b, "%s columns, %lld hot", M->chunks.ranked ? "ranked" : "plain", (long long)M->chunks.hot);
     return b;
 }
 
@@ -588,6 +593,7 @@ struct Opts {
         psv::FormatOptions opt;
         int64_t hot = -1;     // psv::test_hooks::chunk_hot_columns while the variant is built
         bool ranked = false;  // psv::test_hooks::chunk_rank_order_always while it is built
+        int64_t prefix = -1;  // psv::test_hooks::chunk_ranked_prefix while it is built
     };
     std::vector<Variant> variants;  // extra psv format options timed on every matrix
     std::vector<int64_t> proto_tw = {0, -1};  // bench prototype tile widths (0: L2 / 16 bytes; -1: one tile)
@@ -1416,6 +1422,7 @@ static void bench_matrix(const std::string &spec, const std::string &kind) {
         vr.name = v.name;
         psv::test_hooks::chunk_hot_columns = v.hot;
         psv::test_hooks::chunk_rank_order_always = v.ranked;
+        psv::test_hooks::chunk_ranked_prefix = v.prefix;
         bool built = true;
         std::string why;
         try {
@@ -1425,6 +1432,7 @@ static void bench_matrix(const std::string &spec, const std::string &kind) {
         }
         psv::test_hooks::chunk_hot_columns = -1;
         psv::test_hooks::chunk_rank_order_always = false;
+        psv::test_hooks::chunk_ranked_prefix = -1;
         if (!built) {
             std::printf("variant %s: %s\n", v.name.c_str(), why.c_str());
             continue;
@@ -1684,7 +1692,7 @@ static void usage() {
     std::fprintf(stderr,
                  "usage: psv_bench [--runs R] [--warmup W] [--json F] [--csv F] [--svg F] [--no-algos] [--no-reorder]\n"
                  "                 [--no-flush] [--rwr-max-nnz N] [--algo-max-nnz N] [--seed S] [--contrast|--powerlaw]\n"
-                 "                 [--variant tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr,hot=H,ranked=0|1]... MATRIX...\n"
+                 "                 [--variant tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr,hot=H,ranked=0|1,prefix=P]... MATRIX...\n"
                  "  MATRIX: rmat:SCALE[:EF] | stencil:N | PATH[@LABEL]\n");
     std::exit(2);
 }
@@ -1726,7 +1734,7 @@ int main(int argc, char **argv) {
         else if (a == "--algo-max-nnz") O.algo_max_nnz = std::atoll(next().c_str());
         else if (a == "--seed") O.seed = std::strtoull(next().c_str(), nullptr, 10);
         else if (a == "--variant") {
-            // tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr,hot=H  (unset: the defaults)
+            // tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr,hot=H,ranked=0|1,prefix=P  (unset: the defaults)
             Opts::Variant v;
             v.name = next();
             std::string spec = v.name;
@@ -1746,6 +1754,7 @@ int main(int argc, char **argv) {
                                  : val == "csr"  ? PSV_KERNEL_CSR : PSV_KERNEL_TILE_COMPOSITE;
                 else if (k == "hot") v.hot = std::atoll(val.c_str());
                 else if (k == "ranked") v.ranked = std::atoi(val.c_str()) != 0;
+                else if (k == "prefix") v.prefix = std::atoll(val.c_str());
                 else usage();
                 p = e + 1;
             }

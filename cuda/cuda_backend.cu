@@ -327,6 +327,17 @@ static bool auto_ranked(const CudaMatrix &M, size_t l2_bytes, int64_t hot) {
     return prefers_rank_order(M, x_bytes, l2_bytes, hot > 0 ? 0.5 : 1.0);
 }
 
+// How many of a ranked plan's columns keep their rank (ChunkPlan::ranked_prefix): all of them for
+// the plain chunk kernel; under the hot kernel those whose x, in rank order, fits in half of L2
+// (at least the hot ones). The tail of a power-law matrix's columns (length 1-2, most of R-MAT's)
+// gets no reuse from rank order, while gathering it costs each product a random read per column:
+// those entries read x from u itself.
+static int64_t auto_ranked_prefix(const CudaMatrix &M, size_t l2_bytes, int64_t hot, size_t vb) {
+    if (hot == 0) return M.ncols;
+    if (test_hooks::chunk_ranked_prefix >= 0) return std::max<int64_t>(hot, test_hooks::chunk_ranked_prefix);
+    return std::max<int64_t>(hot, (int64_t)(l2_bytes / (2 * vb)));
+}
+
 // PSV_KERNEL_AUTO's hot columns (csr_hot_kernel: x at those columns read from shared memory): on
 // a power-law matrix of values of at most 4 bytes with at least 16 chunks per hot-kernel block
 // (its copy of the hot values, once per block and product, must be spread over enough entries),
@@ -373,10 +384,11 @@ void CudaMatrix::rebuild(const FormatOptions &opt) {
         throw;
     }
     bool ranked = false;
-    int64_t hot = 0;
+    int64_t hot = 0, prefix = ncols;
     if (k == PSV_KERNEL_AUTO) {
         hot = auto_hot(*this, *be_, vb);
         ranked = auto_ranked(*this, be_->l2_bytes(), hot);
+        prefix = auto_ranked_prefix(*this, be_->l2_bytes(), hot, vb);
         k = PSV_KERNEL_CSR;
     }
     // the CSR kernel's plan (it also serves products whose input vector has absent entries)
@@ -384,7 +396,7 @@ void CudaMatrix::rebuild(const FormatOptions &opt) {
     const int64_t long_min = 128 * (int64_t)lanes;
     Buffer list;
     const int64_t nlong = list_long_rows(*be_, *this, long_min, list);
-    if (k == PSV_KERNEL_CSR) build_chunk_plan(*be_, *this, ranked, hot, vb);
+    if (k == PSV_KERNEL_CSR) build_chunk_plan(*be_, *this, ranked, prefix, hot, vb);
     else chunks = ChunkPlan();  // only the CSR kernel runs chunks (run_spmv)
     kernel = k;
     csr_lanes = lanes;

@@ -170,6 +170,10 @@ public:
     // order.
     struct ChunkPlan {
         bool ranked = false;  // columns by rank (col_enc), x gathered into rank order per product
+        // ranked: the ranks below it are stored as ranks (x gathered into rank order for those
+        // alone); an entry of a higher rank stores ranked_prefix + its column (x read from u
+        // itself). ncols: every column ranked. Below ncols only with hot columns (auto_ranked_prefix).
+        int64_t ranked_prefix = 0;
         // hot columns (ranks 0 .. hot-1) held in shared memory by csr_hot_kernel, for values of at
         // most hot_vb bytes (a product of wider values reads M.col in plain order); 0: none
         int64_t hot = 0;
@@ -185,7 +189,8 @@ public:
         Buffer counters;   // uint32 [nlong], zero between products
         Buffer slots;      // 8 bytes per slot (the accumulator type)
         // int32 [nvals], when ranked or hot: each entry's column as the kernels read it: rank | 2^31
-        // for a hot column (rank < hot), else the rank (ranked) or the column itself
+        // for a hot column (rank < hot), else the rank (ranked, rank < ranked_prefix),
+        // ranked_prefix + the column (ranked, higher ranks), or the column itself (not ranked)
         Buffer col_enc;
     } chunks;
 };
@@ -289,8 +294,9 @@ template <class T> void spmv_typed(CudaBackend &be, const SpmvArgs &a);
 constexpr int kSpmvThreads = 512;
 // The rows of M longer than min_len, in no particular order (a device int32 list); their count.
 int64_t list_long_rows(CudaBackend &be, const CudaMatrix &M, int64_t min_len, Buffer &out);
-// Build M.chunks from M's CSR (and, when ranked, its column ranking form.col_order).
-void build_chunk_plan(CudaBackend &be, CudaMatrix &M, bool ranked, int64_t hot, size_t hot_vb);
+// Build M.chunks from M's CSR (and, when ranked, its column ranking form.col_order; ranks below
+// prefix only, the rest stored as prefix + column: ChunkPlan::ranked_prefix).
+void build_chunk_plan(CudaBackend &be, CudaMatrix &M, bool ranked, int64_t prefix, int64_t hot, size_t hot_vb);
 
 // Grid size for an elementwise kernel over n items.
 inline unsigned grid_for(int64_t n, int threads = 256, int64_t cap = 65535LL * 32) {

@@ -858,12 +858,13 @@ __global__ void long_rows_kernel(int64_t n, const int64_t *rp, int64_t min_len, 
     if (rp[i + 1] - rp[i] > min_len) list[atomicAdd(count, 1ull)] = (int32_t)i;
 }
 
-// col_enc (CudaMatrix::ChunkPlan): rank | 2^31 for a hot column, else the rank or the column
+// col_enc (CudaMatrix::ChunkPlan): rank | 2^31 for a hot column, else the rank (ranked, below
+// prefix), prefix + the column (ranked, from prefix on) or the column
 __global__ void encode_cols_kernel(int64_t nnz, const int32_t *col, const int32_t *rank_of, int64_t hot, bool ranked,
-                                   int32_t *out) {
+                                   int64_t prefix, int32_t *out) {
     PSV_GRID_LOOP(q, nnz) {
         const int32_t c = col[q], r = rank_of[c];
-        out[q] = r < hot ? (int32_t)((uint32_t)r | 0x80000000u) : ranked ? r : c;
+        out[q] = r < hot ? (int32_t)((uint32_t)r | 0x80000000u) : !ranked ? c : r < prefix ? r : (int32_t)(prefix + c);
     }
 }
 __global__ void invert_kernel(int64_t n, const int32_t *order, int32_t *rank_of) {
@@ -890,7 +891,9 @@ int64_t list_long_rows(CudaBackend &be, const CudaMatrix &M, int64_t min_len, Bu
     return (int64_t)h;
 }
 
-void build_chunk_plan(CudaBackend &be, CudaMatrix &M, bool ranked, int64_t hot, size_t hot_vb) {
+void build_chunk_plan(CudaBackend &be, CudaMatrix &M, bool ranked, int64_t prefix, int64_t hot, size_t hot_vb) {
+    // prefix + column must stay an int32 below 2^31 (bit 31 tags hot columns)
+    if (!ranked || prefix < hot || prefix + M.ncols > (int64_t)INT32_MAX) prefix = M.ncols;
     cudaStream_t st = be.stream();
     CudaMatrix::ChunkPlan P;
     const int64_t n = M.nrows, nnz = M.nvals;
@@ -942,9 +945,10 @@ void build_chunk_plan(CudaBackend &be, CudaMatrix &M, bool ranked, int64_t hot, 
         P.col_enc = Buffer(&be, (size_t)nnz * 4);
         launch(be, nnz, [&](unsigned g, int b) {
             encode_cols_kernel<<<g, b, 0, st>>>(nnz, M.col.as<int32_t>(), rank_of.as<int32_t>(), hot, ranked,
-                                                P.col_enc.as<int32_t>());
+                                                std::min<int64_t>(prefix, M.ncols), P.col_enc.as<int32_t>());
         });
         P.ranked = ranked;
+        P.ranked_prefix = ranked ? std::min<int64_t>(prefix, M.ncols) : 0;
         P.hot = hot;
         P.hot_vb = hot > 0 ? hot_vb : 0;
     }

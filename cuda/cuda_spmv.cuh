@@ -632,12 +632,13 @@ __global__ void __launch_bounds__(kChunkThreads, MINB)
 // 1 + group). A stored column c < 0 is hot: x at rank c & 0x7fffffff, read from shared memory
 // (a warp's 32 reads of random ranks cost a few bank-conflict replays, where the same gathers go
 // through L1 and L2, the chunk kernel's bottleneck: 95 % of L2 throughput at R-MAT 22, H100);
-// c >= 0 is read from xg.
+// 0 <= c < R is read from xg[c], c >= R from u[c - R] (a ranked plan's ranked_prefix R; R =
+// INT32_MAX where every stored column indexes xg).
 template <class S, int E>
 __global__ void __launch_bounds__(kHotGroups * kChunkThreads, kHotBlocksPerSm)
     csr_hot_kernel(const S s, int64_t nchunks, const ChunkArgs<typename S::value_type> A,
-                   const typename S::value_type *__restrict__ xg, const typename S::value_type *__restrict__ xh,
-                   const int32_t *__restrict__ hot_order, int32_t H) {
+                   const typename S::value_type *__restrict__ xg, const typename S::value_type *__restrict__ u, int32_t R,
+                   const typename S::value_type *__restrict__ xh, const int32_t *__restrict__ hot_order, int32_t H) {
     using T = typename S::value_type;
     static_assert(2 * kChunkThreads * E == kChunkCap, "a chunk is at most two passes of E entries per thread");
     extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -650,7 +651,7 @@ __global__ void __launch_bounds__(kHotGroups * kChunkThreads, kHotBlocksPerSm)
     __syncthreads();
     const int g = threadIdx.x / kChunkThreads, tid = threadIdx.x % kChunkThreads;
     auto sync = [g] { asm volatile("bar.sync %0, %1;" ::"r"(g + 1), "r"(kChunkThreads) : "memory"); };
-    auto fetch = [&](int32_t j) { return j < 0 ? xs[j & 0x7fffffff] : ld_x(xg + j); };
+    auto fetch = [&](int32_t j) { return j < 0 ? xs[j & 0x7fffffff] : ld_x(j < R ? xg + j : u + (j - R)); };
     T *gp = prod + g * kChunkCap;
     for (int64_t k = (int64_t)blockIdx.x * kHotGroups + g; k < nchunks; k += (int64_t)gridDim.x * kHotGroups) {
         const int64_t b = A.cb[k], e = A.cb[k + 1];
@@ -671,10 +672,11 @@ template <class K> void allow_smem(K kernel, size_t bytes) {
 }
 
 // The chunk kernels' product. With hot columns (P.hot > 0, for values no larger than the plan
-// was sized for): csr_hot_kernel over col_enc, x read from u, or from x gathered into rank order
-// where the plan is ranked; the hot values come from the rank-order x, from a gather of the hot
-// part alone (H > kHotDirect), or straight from u through col_order. Without: csr_chunk_kernel
-// over col_enc and the rank-order x (ranked), or over M.col and u.
+// was sized for): csr_hot_kernel over col_enc, x read from u, or where the plan is ranked from x
+// gathered into rank order for its first ranked_prefix ranks and from u beyond; the hot values
+// come from the rank-order x, from a gather of the hot part alone (H > kHotDirect), or straight
+// from u through col_order. Without: csr_chunk_kernel over col_enc and the rank-order x (ranked:
+// every column), or over M.col and u.
 template <class S>
 void launch_csr_chunk(CudaBackend &be, const CudaMatrix &M, const S s, const typename S::value_type *vals,
                       const typename S::value_type *u, typename S::value_type *t, uint8_t *tp) {
@@ -694,7 +696,7 @@ void launch_csr_chunk(CudaBackend &be, const CudaMatrix &M, const S s, const typ
         fail(PSV_ERROR_PANIC, "the chunk kernel's index or value array is not 16-byte aligned");
     const int32_t *order = M.form.col_order.as<int32_t>();
     // the only allocation comes first: a failure leaves t untouched
-    const int64_t gathered = ranked ? M.ncols : (H > kHotDirect ? H : 0);
+    const int64_t gathered = ranked ? P.ranked_prefix : (H > kHotDirect ? H : 0);
     Buffer xr(&be, (size_t)gathered * sizeof(T));
     if (gathered > 0) {
         // the product prologue with no rows: only the gather of x into rank order
@@ -717,8 +719,9 @@ void launch_csr_chunk(CudaBackend &be, const CudaMatrix &M, const S s, const typ
     const size_t bytes = ((size_t)kHotGroups * kChunkCap + (size_t)H) * sizeof(T);
     allow_smem(csr_hot_kernel<S, kChunkPerThread>, bytes);
     const int64_t grid = std::min<int64_t>((int64_t)kHotBlocksPerSm * be.sm_count(), (P.nchunks + kHotGroups - 1) / kHotGroups);
+    const int32_t R = ranked && P.ranked_prefix < M.ncols ? (int32_t)P.ranked_prefix : INT32_MAX;
     csr_hot_kernel<S, kChunkPerThread><<<(unsigned)grid, kHotGroups * kChunkThreads, bytes, st>>>(
-        s, P.nchunks, A, xg, gathered > 0 ? xr.as<T>() : u, gathered > 0 ? nullptr : order, (int32_t)H);
+        s, P.nchunks, A, xg, u, R, gathered > 0 ? xr.as<T>() : u, gathered > 0 ? nullptr : order, (int32_t)H);
     PSV_CUDA_LAUNCH_CHECK();
 }
 

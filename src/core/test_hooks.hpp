@@ -38,6 +38,11 @@ extern bool chunk_rank_order_always;
 // the matrices are built.
 extern int64_t chunk_hot_columns;
 
+// When >= 0, a rank-ordered plan of the CUDA backend's hot-column kernel keeps ranks only for its
+// first max(hot columns, this) ranks (CudaMatrix::ChunkPlan::ranked_prefix; the rest of x is read
+// in plain order); -1 (the default): the rule. Set it before the matrices are built.
+extern int64_t chunk_ranked_prefix;
+
 inline bool should_fail_allocation(psv_backend backend, size_t bytes) {
     FailAllocationFn f = fail_allocation;
     return f && f(backend, bytes);

@@ -238,17 +238,22 @@ int main() {
     // (csr_hot_kernel) gathered by each block itself (H <= kHotDirect), or by a gather launch;
     // hot columns with rank order. A pattern matrix in an fp64 product is wider than its plan's
     // hot values (4 bytes): that product takes the plain chunk kernel.
+    // The last two: rank order kept for the first ranks only (ranked_prefix), the other entries
+    // reading x in plain order, with the hot values gathered by each block or by a launch.
     struct Pass {
         psv_kernel kernel;
         bool rank_order;
-        int64_t hot;  // test_hooks::chunk_hot_columns
+        int64_t hot;     // test_hooks::chunk_hot_columns
+        int64_t prefix;  // test_hooks::chunk_ranked_prefix
     };
-    const Pass passes[] = {{PSV_KERNEL_CSR, false, -1}, {PSV_KERNEL_AUTO, false, -1}, {PSV_KERNEL_AUTO, true, 0},
-                           {PSV_KERNEL_AUTO, false, 1000}, {PSV_KERNEL_AUTO, false, 30000}, {PSV_KERNEL_AUTO, true, 5000}};
+    const Pass passes[] = {{PSV_KERNEL_CSR, false, -1, -1}, {PSV_KERNEL_AUTO, false, -1, -1}, {PSV_KERNEL_AUTO, true, 0, -1},
+                           {PSV_KERNEL_AUTO, false, 1000, -1}, {PSV_KERNEL_AUTO, false, 30000, -1}, {PSV_KERNEL_AUTO, true, 5000, -1},
+                           {PSV_KERNEL_AUTO, true, 1000, 1337}, {PSV_KERNEL_AUTO, true, 5000, 5000}};
     for (int pass = 0; pass < (int)(sizeof passes / sizeof passes[0]); ++pass) {
         const Pass &P = passes[pass];
         psv::test_hooks::chunk_rank_order_always = P.rank_order;
         psv::test_hooks::chunk_hot_columns = P.hot;
+        psv::test_hooks::chunk_ranked_prefix = P.prefix;
         psv_context_set_option(gpu, PSV_OPT_KERNEL, P.kernel);
         // under the sanitizers (small mode): the cut cases, fp32 and int32, all but passes 1 and 3
         const bool small = gputest::small_mode();
@@ -270,6 +275,7 @@ int main() {
     }
     psv::test_hooks::chunk_rank_order_always = false;
     psv::test_hooks::chunk_hot_columns = -1;
+    psv::test_hooks::chunk_ranked_prefix = -1;
     // Enough uniform rows of 27 (a stencil's) for csr_chunk_kernel's many-waves variant (8 blocks
     // per SM from kChunkManyWaves = 8 waves of them): 64 chunks per SM and a tenth more.
     if (!gputest::small_mode()) {
