@@ -409,6 +409,45 @@ __global__ void rwr_update_kernel(int64_t n, const float *T, float *R, double c,
     block_add(s, diff);
 }
 
+// ---- gather probe (bench-side, not an SpMV): the ceiling of CSR-order kernels -------------------
+// What every product that reads x entry by entry in storage order must do, and nothing more: stream
+// the entries (index, and value where weighted) and row_ptr, gather x at every entry (columns < H
+// from a copy in shared memory), write y once. No row sums: each thread keeps one running sum,
+// written to a scratch slot, so that no load is dead. A warp takes 8 x 32 consecutive entries at a
+// time (lane-consecutive: the x reads of neighbouring entries coalesce), all loads in flight
+// together; 2 blocks of 1024 threads per SM, alive for the whole pass. Its time bounds from below
+// what psv's design family (CSR-order chunks, hot columns in shared memory, the rest of x through
+// L1/L2, x in rank order) can reach on a matrix: bench/NOTES.md v6.
+constexpr int kProbeThreads = 1024, kProbeUnroll = 8;
+template <bool W>
+__global__ void __launch_bounds__(kProbeThreads, 2)
+    probe_kernel(int64_t nnz, int64_t n, const int32_t *__restrict__ rp, const int32_t *__restrict__ col,
+                 const float *__restrict__ val, const float *__restrict__ x, int32_t H, float *__restrict__ y,
+                 float *__restrict__ scratch) {
+    extern __shared__ float xs[];
+    for (int32_t i = threadIdx.x; i < H; i += blockDim.x) xs[i] = __ldg(x + i);
+    __syncthreads();
+    float acc = 0;
+    const int lane = threadIdx.x & 31;
+    const int64_t warps = (int64_t)gridDim.x * (blockDim.x >> 5);
+    constexpr int U = kProbeUnroll;
+    for (int64_t base = ((blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5) * 32 * U; base < nnz; base += warps * 32 * U) {
+        int32_t c[U];
+        float a[U];
+#pragma unroll
+        for (int j = 0; j < U; ++j) {
+            const int64_t q = base + j * 32 + lane;
+            const bool in = q < nnz;
+            c[j] = in ? __ldcs(col + q) : 0;
+            a[j] = !in ? 0.f : W ? __ldcs(val + q) : 1.f;
+        }
+#pragma unroll
+        for (int j = 0; j < U; ++j) acc += a[j] * (c[j] < H ? xs[c[j]] : __ldg(x + c[j]));
+    }
+    GLOOP(i, n) y[i] = (float)__ldcs(rp + i + 1);
+    scratch[blockIdx.x * (int64_t)blockDim.x + threadIdx.x] = acc;
+}
+
 // ---- prototype (bench-side, not psv): L2-sized column tiles of the rank-ordered matrix --------
 // The columns are ranked as psv ranks them; tile k holds ranks [k tw, (k+1) tw), so its slice of
 // the rank-ordered x (tw x 4 bytes) stays in L2 while the tile's entries stream past. Inside a
@@ -689,6 +728,8 @@ struct Result {
     };
     std::vector<ProtoRes> proto;
     double mass[5] = {NAN, NAN, NAN, NAN, NAN};  // share of entries in the top 2^16, 2^20, 2^22, 2^23, 2^24 ranked columns
+    Stat probe_w, probe_p;  // the gather probe's best time over the layouts tried (not an SpMV)
+    std::string probe_layout_w, probe_layout_p;
 
     double best_cs() const { return std::min({cs[0].med, cs[1].med, cs[2].med}); }
     double best_cs_re() const { return std::min({cs_re[0].med, cs_re[1].med, cs_re[2].med}); }
@@ -1141,6 +1182,38 @@ static void bench_matrix(const std::string &spec, const std::string &kind) {
     for (int a = 1; a < 3; ++a)
         if (res.cs[a].med < res.cs[best].med) best = a;
 
+    // 4b. the gather probe (bench-side, not an SpMV): its best time over the layouts tried, here
+    //     the matrix as given (no hot columns), in 5 the rank-ordered matrix with 0, 8192 and
+    //     24576 hot columns (24576: 96 KB of shared memory per block, all an SM gives two blocks)
+    int sms = 0;
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    Dev<float> scratch((size_t)2 * sms * kProbeThreads);
+    auto probe = [&](const Csr &M, const char *layout, std::initializer_list<int32_t> hot) {
+        for (int32_t H : hot) {
+            if (H > nc) continue;
+            const size_t smem = (size_t)H * sizeof(float);
+            Stat st[2];
+            for (int pat = 0; pat < 2; ++pat) {
+                auto kern = pat ? probe_kernel<false> : probe_kernel<true>;
+                CK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+                st[pat] = g_timer.run([&](int i) {
+                    kern<<<2 * sms, kProbeThreads, smem, g_st>>>(nnz, n, M.rp, M.col, M.val, X.p + (size_t)(i % nx) * nc, H, Y.p, scratch.p);
+                    CKL();
+                });
+                Stat &best_st = pat ? res.probe_p : res.probe_w;
+                if (!(st[pat].med >= best_st.med)) {
+                    best_st = st[pat];
+                    (pat ? res.probe_layout_p : res.probe_layout_w) = std::string(layout) + ", " + std::to_string(H) + " hot";
+                }
+            }
+            std::printf("gather probe (bench, not an SpMV) %s, %d hot columns: weighted %.4f ms (best cuSPARSE / probe %.2fx, %.0f%% of copy)"
+                        "  pattern %.4f ms\n",
+                        layout, (int)H, st[0].med, res.best_cs() / st[0].med, 100 * eff_share_of(res.bytes(), st[0].med), st[1].med);
+            std::fflush(stdout);
+        }
+    };
+    probe(A, "as given", {0});
+
     // 5. cuSPARSE after psv's reordering (rows and columns relabelled by psv's column ranking:
     //    length descending, ties by index)
     Dev<int32_t> rank(nc);
@@ -1180,6 +1253,7 @@ static void bench_matrix(const std::string &spec, const std::string &kind) {
         }
         // x is permuted too, but its values do not change the time: reuse the rotation
         time_cusparse(R, res.cs_re, nullptr);
+        probe(R, "rank order", {0, 8192, 24576});
         std::printf("cuSPARSE reordered: CSR_ALG1 %.4f  CSR_ALG2 %.4f  COO_ALG1 %.4f ms\n", res.cs_re[0].med, res.cs_re[1].med,
                     res.cs_re[2].med);
         // psv AUTO on the same reordered matrix: what storing rows in rank order would give psv's
@@ -1481,6 +1555,14 @@ static void print_table() {
                     ratio(b, r.psv_w[0].med), ratio(b, r.psv_p[1].med), 100 * eff_share(r, r.psv_w[0].med), r.build_s,
                     r.build_s * 1e3 / b);
     }
+    std::printf("\n| matrix | best cuSP | psv auto (w) | gather probe (w) | probe layout | ceiling = best cuSP / probe | psv / probe (w) |"
+                " psv auto (pat) | probe (pat) | psv / probe (pat) |\n|---|---|---|---|---|---|---|---|---|---|\n");
+    for (const Result &r : g_results) {
+        if (!std::isfinite(r.probe_w.med)) continue;
+        std::printf("| %s | %.4f | %.4f | %.4f | %s | %.2fx | %.2f | %.4f | %.4f | %.2f |\n", r.name.c_str(), r.best_cs(), r.psv_w[0].med,
+                    r.probe_w.med, r.probe_layout_w.c_str(), ratio(r.best_cs(), r.probe_w.med), r.psv_w[0].med / r.probe_w.med,
+                    r.psv_p[0].med, r.probe_p.med, r.psv_p[0].med / r.probe_p.med);
+    }
     std::printf("\n| matrix | PR psv s (it) | PR cuSP s (it) | PR ms/it psv | PR ms/it cuSP | PR per-it speedup | PR max rel |"
                 " HITS psv s (it) | HITS cuSP s (it) | RWR S build s | RWR psv 25x1 s | RWR psv batch s | RWR cuSP 25x1 s |\n"
                 "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
@@ -1492,6 +1574,8 @@ static void print_table() {
                     r.rwr_psv, r.rwr_batch_psv, r.rwr_cs);
     }
     // the issue's targets
+    double lg_probe = 0;
+    int cnt_probe = 0;
     double lg = 0, mn = INFINITY, mn_bw = INFINITY, mn_pr = INFINITY, mn_con = INFINITY;
     int cnt = 0;
     std::string mn_name, bw_name, pr_name, con_name;
@@ -1500,6 +1584,7 @@ static void print_table() {
         if (!std::isfinite(sp)) continue;
         if (r.kind == "powerlaw") {
             lg += std::log(sp), ++cnt;
+            if (std::isfinite(ratio(r.best_cs(), r.probe_w.med))) lg_probe += std::log(ratio(r.best_cs(), r.probe_w.med)), ++cnt_probe;
             if (sp < mn) mn = sp, mn_name = r.name;
             if (r.nnz >= 10000000 && eff_share(r, r.psv_w[0].med) < mn_bw) mn_bw = eff_share(r, r.psv_w[0].med), bw_name = r.name;
             if (r.pr_it_psv > 0 && r.pr_iter_cs() / r.pr_iter_psv() < mn_pr) mn_pr = r.pr_iter_cs() / r.pr_iter_psv(), pr_name = r.name;
@@ -1512,6 +1597,9 @@ static void print_table() {
         std::printf("- geomean speedup over %d power-law matrices: %.2fx (target >= 2x)\n", cnt, std::exp(lg / cnt));
         std::printf("- lowest power-law speedup: %.2fx on %s (target >= 1.3x)\n", mn, mn_name.c_str());
     }
+    if (cnt_probe)
+        std::printf("- the gather probe's ceiling (best cuSPARSE / probe, not an SpMV): geomean %.2fx over %d power-law matrices\n",
+                    std::exp(lg_probe / cnt_probe), cnt_probe);
     for (const Result &r : g_results)
         if (r.name == "rmat25") std::printf("- R-MAT 25 speedup: %.2fx (target >= 3x)\n", ratio(r.best_cs(), r.psv_w[0].med));
     if (std::isfinite(mn_bw)) std::printf("- lowest bandwidth share, power-law >= 1e7 edges: %.0f%% of copy on %s (target >= 60%%)\n", 100 * mn_bw, bw_name.c_str());
@@ -1575,6 +1663,9 @@ static void write_json(const std::string &path) {
         jnum(f, "rwr_cusparse_it_sum", r.rwr_it_cs), jnum(f, "rwr_l1_diff", r.rwr_l1), jnum(f, "rwr_batch_l1_diff", r.rwr_batch_l1);
         std::fprintf(f, "\"column_mass_top_64K_1M_4M_8M_16M\": [%.4f, %.4f, %.4f, %.4f, %.4f], ", r.mass[0], r.mass[1], r.mass[2], r.mass[3],
                      r.mass[4]);
+        jnum(f, "probe_w_ms", r.probe_w.med);
+        jnum(f, "probe_p_ms", r.probe_p.med);
+        std::fprintf(f, "\"probe_layout_w\": \"%s\", \"probe_layout_p\": \"%s\", ", r.probe_layout_w.c_str(), r.probe_layout_p.c_str());
         std::fprintf(f, "\"prototype\": [");
         for (size_t v = 0; v < r.proto.size(); ++v) {
             const auto &x = r.proto[v];
