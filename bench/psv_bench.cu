@@ -1185,13 +1185,14 @@ static void bench_matrix(const std::string &spec, const std::string &kind) {
     // 4b. the gather probe (bench-side, not an SpMV): its best time over the layouts tried, here
     //     the matrix as given (no hot columns), in 5 the rank-ordered matrix with 0, 8192 and
     //     24576 hot columns (24576: 96 KB of shared memory per block, all an SM gives two blocks)
-    int sms = 0;
+    int sms = 0, smem_sm = 0;
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    CK(cudaDeviceGetAttribute(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
     Dev<float> scratch((size_t)2 * sms * kProbeThreads);
     auto probe = [&](const Csr &M, const char *layout, std::initializer_list<int32_t> hot) {
         for (int32_t H : hot) {
-            if (H > nc) continue;
             const size_t smem = (size_t)H * sizeof(float);
+            if (H > nc || 2 * (smem + 1024) > (size_t)smem_sm) continue;  // two blocks per SM (1 KB reserved each)
             Stat st[2];
             for (int pat = 0; pat < 2; ++pat) {
                 auto kern = pat ? probe_kernel<false> : probe_kernel<true>;
