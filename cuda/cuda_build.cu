@@ -892,8 +892,9 @@ int64_t list_long_rows(CudaBackend &be, const CudaMatrix &M, int64_t min_len, Bu
 }
 
 void build_chunk_plan(CudaBackend &be, CudaMatrix &M, bool ranked, int64_t prefix, int64_t hot, size_t hot_vb) {
-    // prefix + column must stay an int32 below 2^31 (bit 31 tags hot columns)
-    if (!ranked || prefix < hot || prefix + M.ncols > (int64_t)INT32_MAX) prefix = M.ncols;
+    // every column ranked unless the prefix is below ncols, at least the hot ones, and prefix +
+    // column stays an int32 below 2^31 (bit 31 tags hot columns)
+    if (!ranked || prefix < hot || prefix > M.ncols || prefix + M.ncols > (int64_t)INT32_MAX) prefix = M.ncols;
     cudaStream_t st = be.stream();
     CudaMatrix::ChunkPlan P;
     const int64_t n = M.nrows, nnz = M.nvals;
@@ -945,10 +946,10 @@ void build_chunk_plan(CudaBackend &be, CudaMatrix &M, bool ranked, int64_t prefi
         P.col_enc = Buffer(&be, (size_t)nnz * 4);
         launch(be, nnz, [&](unsigned g, int b) {
             encode_cols_kernel<<<g, b, 0, st>>>(nnz, M.col.as<int32_t>(), rank_of.as<int32_t>(), hot, ranked,
-                                                std::min<int64_t>(prefix, M.ncols), P.col_enc.as<int32_t>());
+                                                prefix, P.col_enc.as<int32_t>());
         });
         P.ranked = ranked;
-        P.ranked_prefix = ranked ? std::min<int64_t>(prefix, M.ncols) : 0;
+        P.ranked_prefix = ranked ? prefix : 0;
         P.hot = hot;
         P.hot_vb = hot > 0 ? hot_vb : 0;
     }

@@ -632,9 +632,10 @@ __global__ void __launch_bounds__(kChunkThreads, MINB)
 // 1 + group). A stored column c < 0 is hot: x at rank c & 0x7fffffff, read from shared memory
 // (a warp's 32 reads of random ranks cost a few bank-conflict replays, where the same gathers go
 // through L1 and L2, the chunk kernel's bottleneck: 95 % of L2 throughput at R-MAT 22, H100);
-// 0 <= c < R is read from xg[c], c >= R from u[c - R] (a ranked plan's ranked_prefix R; R =
-// INT32_MAX where every stored column indexes xg).
-template <class S, int E>
+// c >= 0 is read from xg[c]; SPLIT (a ranked plan whose ranked_prefix R is below ncols): from
+// xg[c] for c < R, else from u[c - R]. The other plans keep the plain read, not a compare and a
+// select per entry.
+template <class S, int E, bool SPLIT>
 __global__ void __launch_bounds__(kHotGroups * kChunkThreads, kHotBlocksPerSm)
     csr_hot_kernel(const S s, int64_t nchunks, const ChunkArgs<typename S::value_type> A,
                    const typename S::value_type *__restrict__ xg, const typename S::value_type *__restrict__ u, int32_t R,
@@ -651,7 +652,11 @@ __global__ void __launch_bounds__(kHotGroups * kChunkThreads, kHotBlocksPerSm)
     __syncthreads();
     const int g = threadIdx.x / kChunkThreads, tid = threadIdx.x % kChunkThreads;
     auto sync = [g] { asm volatile("bar.sync %0, %1;" ::"r"(g + 1), "r"(kChunkThreads) : "memory"); };
-    auto fetch = [&](int32_t j) { return j < 0 ? xs[j & 0x7fffffff] : ld_x(j < R ? xg + j : u + (j - R)); };
+    auto fetch = [&](int32_t j) {
+        if (j < 0) return xs[j & 0x7fffffff];
+        if constexpr (SPLIT) return ld_x(j < R ? xg + j : u + (j - R));
+        return ld_x(xg + j);
+    };
     T *gp = prod + g * kChunkCap;
     for (int64_t k = (int64_t)blockIdx.x * kHotGroups + g; k < nchunks; k += (int64_t)gridDim.x * kHotGroups) {
         const int64_t b = A.cb[k], e = A.cb[k + 1];
@@ -717,11 +722,13 @@ void launch_csr_chunk(CudaBackend &be, const CudaMatrix &M, const S s, const typ
         return;
     }
     const size_t bytes = ((size_t)kHotGroups * kChunkCap + (size_t)H) * sizeof(T);
-    allow_smem(csr_hot_kernel<S, kChunkPerThread>, bytes);
     const int64_t grid = std::min<int64_t>((int64_t)kHotBlocksPerSm * be.sm_count(), (P.nchunks + kHotGroups - 1) / kHotGroups);
-    const int32_t R = ranked && P.ranked_prefix < M.ncols ? (int32_t)P.ranked_prefix : INT32_MAX;
-    csr_hot_kernel<S, kChunkPerThread><<<(unsigned)grid, kHotGroups * kChunkThreads, bytes, st>>>(
-        s, P.nchunks, A, xg, u, R, gathered > 0 ? xr.as<T>() : u, gathered > 0 ? nullptr : order, (int32_t)H);
+    const bool split = ranked && P.ranked_prefix < M.ncols;
+    auto kernel = split ? csr_hot_kernel<S, kChunkPerThread, true> : csr_hot_kernel<S, kChunkPerThread, false>;
+    allow_smem(kernel, bytes);
+    kernel<<<(unsigned)grid, kHotGroups * kChunkThreads, bytes, st>>>(s, P.nchunks, A, xg, u, (int32_t)P.ranked_prefix,
+                                                                      gathered > 0 ? xr.as<T>() : u,
+                                                                      gathered > 0 ? nullptr : order, (int32_t)H);
     PSV_CUDA_LAUNCH_CHECK();
 }
 
