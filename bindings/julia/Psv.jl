@@ -100,7 +100,8 @@ struct psv_matrix_info
     max_row_length::Int32
     max_col_length::Int32
     build_seconds::Cdouble
-    reserved::NTuple{8,Int64}
+    device_bytes::Int64
+    reserved::NTuple{7,Int64}
 end
 
 struct psv_tile_info

@@ -288,7 +288,12 @@ PSV_API psv_status psv_matrix_extract_tuples(const psv_matrix *A, int64_t *rows,
  */
 PSV_API psv_status psv_matrix_set_option(psv_matrix *A, psv_option option, int64_t value);
 
-/** What the tile-composite form of a matrix looks like (psv_matrix_info). */
+/**
+ * What the tile-composite form of a matrix looks like, and what the matrix holds
+ * (psv_matrix_info). Where the matrix's kernel does not read the tile-composite form (PSV_KERNEL_AUTO
+ * and PSV_KERNEL_CSR on CUDA), the form is not kept: psv_matrix_info_get and psv_matrix_tile_info
+ * build it to describe it and release it again (device_bytes does not count it).
+ */
 typedef struct psv_matrix_info {
     int64_t nrows, ncols, nvals;
     int64_t tile_width;          /* columns per dense column tile                           */
@@ -306,7 +311,10 @@ typedef struct psv_matrix_info {
     int32_t backend;             /* where the form lives                                    */
     int32_t max_row_length, max_col_length;
     double  build_seconds;       /* time to build the form                                  */
-    int64_t reserved[8];
+    int64_t device_bytes;        /* bytes the matrix holds in its backend's memory (device
+                                    memory on CUDA): its CSR, the plan or form its kernel
+                                    reads, and a cached transpose                            */
+    int64_t reserved[7];
 } psv_matrix_info;
 
 /** @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT. */

@@ -123,7 +123,8 @@ pub struct psv_matrix_info {
     pub max_row_length: i32,
     pub max_col_length: i32,
     pub build_seconds: f64,
-    pub reserved: [i64; 8],
+    pub device_bytes: i64,
+    pub reserved: [i64; 7],
 }
 const _: () = assert!(core::mem::size_of::<psv_matrix_info>() == 192);
 const _: () = assert!(core::mem::align_of::<psv_matrix_info>() == 8);
