@@ -1431,7 +1431,7 @@ static void bench_matrix(const std::string &spec, const std::string &kind) {
             int32_t it = 0, it_sum = 0;
             t0 = now_s();
             for (int j = 0; j < K; ++j) {
-                psv::rwr_single(backend(), g, qs[j], c, rtol, rmax, rel, it);
+                psv::rwr_single(backend(), *g_ctx->core->steps, g, qs[j], c, rtol, rmax, rel, it);
                 it_sum += it;
             }
             res.rwr_psv = now_s() - t0;
@@ -1439,7 +1439,7 @@ static void bench_matrix(const std::string &spec, const std::string &kind) {
             std::vector<float> out((size_t)n * K);
             std::vector<int32_t> its(K);
             t0 = now_s();
-            psv::rwr(backend(), g, qs.data(), K, c, rtol, rmax, out.data(), its.data());
+            psv::rwr(backend(), *g_ctx->core->steps, g, qs.data(), K, c, rtol, rmax, out.data(), its.data());
             res.rwr_batch_psv = now_s() - t0;
             // cuSPARSE: S = pattern(A + A') built here (not timed), 25 single runs
             Csr S;

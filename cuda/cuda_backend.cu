@@ -7,6 +7,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "algo/steps.hpp"
 #include "core/assign.hpp"
 #include "cuda/cuda_backend.cuh"
 #include "cuda/cuda_internal.hpp"
@@ -500,29 +501,29 @@ std::unique_ptr<MatrixStore> CudaMatrix::symmetric_pattern() const {
     return cuda::symmetric_pattern(*be_, *this);
 }
 
-TileComposite CudaMatrix::host_form() const {
+static TileComposite copy_form_to_host(const CudaMatrix &M) {
     TileComposite F;
-    F.nrows = nrows;
-    F.ncols = ncols;
-    F.nvals = nvals;
-    F.type = type;
-    F.pattern = pattern;
-    F.tile_width = form.tile_width;
-    F.dense_tiles = form.dense_tiles;
-    F.tiles = form.tiles;
-    F.col_order.resize((size_t)ncols);
-    be_->download(F.col_order.data(), form.col_order.get(), F.col_order.size() * 4);
-    F.workloads.resize((size_t)form.n_workloads);
-    be_->download(F.workloads.data(), form.workloads.get(), F.workloads.size() * sizeof(Workload));
-    F.row_ids.resize((size_t)form.n_rows);
-    be_->download(F.row_ids.data(), form.row_ids.get(), F.row_ids.size() * 4);
-    F.col16.resize((size_t)form.n16);
-    be_->download(F.col16.data(), form.col16.get(), F.col16.size() * 2);
-    F.col32.resize((size_t)form.n32);
-    be_->download(F.col32.data(), form.col32.get(), F.col32.size() * 4);
-    if (!pattern) {
-        F.values.resize((size_t)form.slots * type_size(type));
-        be_->download(F.values.data(), form.values.get(), F.values.size());
+    F.nrows = M.nrows;
+    F.ncols = M.ncols;
+    F.nvals = M.nvals;
+    F.type = M.type;
+    F.pattern = M.pattern;
+    F.tile_width = M.form.tile_width;
+    F.dense_tiles = M.form.dense_tiles;
+    F.tiles = M.form.tiles;
+    F.col_order.resize((size_t)M.ncols);
+    M.be_->download(F.col_order.data(), M.form.col_order.get(), F.col_order.size() * 4);
+    F.workloads.resize((size_t)M.form.n_workloads);
+    M.be_->download(F.workloads.data(), M.form.workloads.get(), F.workloads.size() * sizeof(Workload));
+    F.row_ids.resize((size_t)M.form.n_rows);
+    M.be_->download(F.row_ids.data(), M.form.row_ids.get(), F.row_ids.size() * 4);
+    F.col16.resize((size_t)M.form.n16);
+    M.be_->download(F.col16.data(), M.form.col16.get(), F.col16.size() * 2);
+    F.col32.resize((size_t)M.form.n32);
+    M.be_->download(F.col32.data(), M.form.col32.get(), F.col32.size() * 4);
+    if (!M.pattern) {
+        F.values.resize((size_t)M.form.slots * type_size(M.type));
+        M.be_->download(F.values.data(), M.form.values.get(), F.values.size());
     }
     return F;
 }
@@ -672,6 +673,23 @@ void CudaBackend::assign(const AssignArgs &a) {
 
 // ---- algorithm primitives (one launch each, the reductions deterministic) ----------------------
 
+class CudaAlgoSteps final : public AlgoSteps {
+public:
+    explicit CudaAlgoSteps(CudaBackend &be) : be_(be) {}
+    void pagerank_scale(int64_t n, const float *r, const float *inv_outdeg, float *w,
+                        double *dangling) override;
+    void pagerank_update(int64_t n, const float *t, float *r, double damping, const double *dangling,
+                         const float *personal, double *diff) override;
+    void sum(int64_t n, const float *x, double *out) override;
+    void normalize_diff(int64_t n, float *x, const double *total, const float *prev,
+                        double *diff) override;
+    void rwr_update(int64_t n, int32_t k, const float *T, float *R, double c,
+                    const int64_t *queries_host, double *diffs) override;
+
+private:
+    CudaBackend &be_;
+};
+
 struct PrScale {
     const float *r, *inv;
     float *w;
@@ -682,19 +700,19 @@ struct PrScale {
     }
 };
 
-void CudaBackend::pagerank_scale(int64_t n, const float *r, const float *inv, float *w, double *dangling) {
+void CudaAlgoSteps::pagerank_scale(int64_t n, const float *r, const float *inv, float *w, double *dangling) {
     if (n <= 0) {
-        if (dangling) set_bytes(dangling, 0, 8);
+        if (dangling) be_.set_bytes(dangling, 0, 8);
         return;
     }
-    activate();
+    be_.activate();
     Buffer tmp;
     double *out = dangling;
     if (!out) {
-        tmp = Buffer(this, 8);
+        tmp = Buffer(&be_, 8);
         out = tmp.as<double>();
     }
-    launch_mapreduce<double, PlusD>(*this, n, PrScale{r, inv, w}, 0.0, out);
+    launch_mapreduce<double, PlusD>(be_, n, PrScale{r, inv, w}, 0.0, out);
 }
 
 struct PrUpdate {
@@ -714,14 +732,14 @@ struct PrUpdate {
     }
 };
 
-void CudaBackend::pagerank_update(int64_t n, const float *t, float *r, double damping, const double *dangling,
+void CudaAlgoSteps::pagerank_update(int64_t n, const float *t, float *r, double damping, const double *dangling,
                                   const float *personal, double *diff) {
     if (n <= 0) {
-        set_bytes(diff, 0, 8);
+        be_.set_bytes(diff, 0, 8);
         return;
     }
-    activate();
-    launch_mapreduce<double, PlusD>(*this, n, PrUpdate{t, r, personal, dangling, damping, 1.0 / (double)n}, 0.0, diff);
+    be_.activate();
+    launch_mapreduce<double, PlusD>(be_, n, PrUpdate{t, r, personal, dangling, damping, 1.0 / (double)n}, 0.0, diff);
 }
 
 struct SumF {
@@ -729,13 +747,13 @@ struct SumF {
     __device__ double operator()(int64_t i, int) const { return (double)x[i]; }
 };
 
-void CudaBackend::sum(int64_t n, const float *x, double *out) {
+void CudaAlgoSteps::sum(int64_t n, const float *x, double *out) {
     if (n <= 0) {
-        set_bytes(out, 0, 8);
+        be_.set_bytes(out, 0, 8);
         return;
     }
-    activate();
-    launch_mapreduce<double, PlusD>(*this, n, SumF{x}, 0.0, out);
+    be_.activate();
+    launch_mapreduce<double, PlusD>(be_, n, SumF{x}, 0.0, out);
 }
 
 struct NormDiff {
@@ -751,19 +769,19 @@ struct NormDiff {
     }
 };
 
-void CudaBackend::normalize_diff(int64_t n, float *x, const double *total, const float *prev, double *diff) {
+void CudaAlgoSteps::normalize_diff(int64_t n, float *x, const double *total, const float *prev, double *diff) {
     if (n <= 0) {
-        if (prev && diff) set_bytes(diff, 0, 8);
+        if (prev && diff) be_.set_bytes(diff, 0, 8);
         return;
     }
-    activate();
+    be_.activate();
     Buffer tmp;
     double *out = diff;
     if (!prev || !out) {
-        tmp = Buffer(this, 8);
+        tmp = Buffer(&be_, 8);
         out = tmp.as<double>();
     }
-    launch_mapreduce<double, PlusD>(*this, n, NormDiff{x, total, prev}, 0.0, out);
+    launch_mapreduce<double, PlusD>(be_, n, NormDiff{x, total, prev}, 0.0, out);
 }
 
 struct RwrUpdate {
@@ -782,20 +800,20 @@ struct RwrUpdate {
     }
 };
 
-void CudaBackend::rwr_update(int64_t n, int32_t k, const float *T, float *R, double c, const int64_t *queries,
+void CudaAlgoSteps::rwr_update(int64_t n, int32_t k, const float *T, float *R, double c, const int64_t *queries,
                              double *diffs) {
     if (k <= 0) return;
-    activate();
+    be_.activate();
     if (n <= 0) {
-        set_bytes(diffs, 0, (size_t)k * 8);
+        be_.set_bytes(diffs, 0, (size_t)k * 8);
         return;
     }
-    Buffer q(this, (size_t)k * 8);
-    upload(q.get(), queries, (size_t)k * 8);
+    Buffer q(&be_, (size_t)k * 8);
+    be_.upload(q.get(), queries, (size_t)k * 8);
     if (k > 65535) fail(PSV_ERROR_INVALID_VALUE, "at most 65535 queries at once on the CUDA backend");
     // Lanes of one launch write disjoint entries (column j of R): no conflict.
-    launch_mapreduce<double, PlusD>(*this, n, RwrUpdate{T, R, q.as<int64_t>(), k, c}, 0.0, diffs, k);
-    sync();  // q is freed on return
+    launch_mapreduce<double, PlusD>(be_, n, RwrUpdate{T, R, q.as<int64_t>(), k, c}, 0.0, diffs, k);
+    be_.sync();  // q is freed on return
 }
 
 // T = A (+).(second) U for k columns at once: a warp per row, lanes over the k columns, entries in
@@ -952,6 +970,11 @@ std::unique_ptr<MatrixStore> build_from_device_csr(Backend &be, int64_t nrows, i
 }
 
 void *stream_of(Backend &be) { return as_cuda(be).stream(); }
+std::unique_ptr<AlgoSteps> create_algo_steps(Backend &be) { return std::make_unique<CudaAlgoSteps>(as_cuda(be)); }
+TileComposite download_form(const MatrixStore &A) {
+    if (!dynamic_cast<const CudaMatrix *>(&A)) fail(PSV_ERROR_BACKEND_UNAVAILABLE, "not a CUDA matrix");
+    return copy_form_to_host(static_cast<const CudaMatrix &>(A));
+}
 void synchronize(Backend &be) { as_cuda(be).sync(); }
 size_t pool_cached_bytes(Backend &be) { return as_cuda(be).pool().cached_bytes(); }
 void pool_trim(Backend &be) {

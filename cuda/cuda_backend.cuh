@@ -145,7 +145,6 @@ public:
     void inverse_row_lengths(float *out) const override;
     std::unique_ptr<MatrixStore> transposed() const override;
     std::unique_ptr<MatrixStore> symmetric_pattern() const override;
-    TileComposite host_form() const override;
 
     CudaBackend *be_;
     // CSR in device memory
@@ -230,15 +229,6 @@ public:
     int64_t count_present(int64_t n, const uint8_t *present) override;
     void spmv(const SpmvArgs &a) override;
     void assign(const AssignArgs &a) override;
-    void pagerank_scale(int64_t n, const float *r, const float *inv_outdeg, float *w,
-                        double *dangling) override;
-    void pagerank_update(int64_t n, const float *t, float *r, double damping,
-                         const double *dangling, const float *personal, double *diff) override;
-    void sum(int64_t n, const float *x, double *out) override;
-    void normalize_diff(int64_t n, float *x, const double *total, const float *prev,
-                        double *diff) override;
-    void rwr_update(int64_t n, int32_t k, const float *T, float *R, double c,
-                    const int64_t *queries_host, double *diffs) override;
     void spmm_pattern(const MatrixStore &A, int32_t k, const float *U, float *T) override;
 
     // ---- internal ----

@@ -38,5 +38,9 @@ size_t pool_cached_bytes(Backend &be);
 // Release the pool's cached blocks back to the driver.
 void pool_trim(Backend &be);
 
+// The tile-composite form of a CUDA matrix copied to the host (tests compare the device builder
+// with the host one).
+TileComposite download_form(const MatrixStore &A);
+
 }  // namespace cuda
 }  // namespace psv

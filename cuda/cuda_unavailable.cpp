@@ -1,4 +1,5 @@
 // Built where the CUDA backend is not (Ginkgo's device hooks): the entry points exist and say so.
+#include "algo/steps.hpp"
 #include "core/backend.hpp"
 #include "core/error.hpp"
 #include "cuda/cuda_internal.hpp"
@@ -29,6 +30,8 @@ void *stream_of(Backend &) { unavailable(); }
 void synchronize(Backend &) { unavailable(); }
 size_t pool_cached_bytes(Backend &) { unavailable(); }
 void pool_trim(Backend &) { unavailable(); }
+TileComposite download_form(const MatrixStore &) { unavailable(); }
+std::unique_ptr<AlgoSteps> create_algo_steps(Backend &) { unavailable(); }
 
 }  // namespace cuda
 }  // namespace psv

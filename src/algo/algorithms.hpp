@@ -1,7 +1,9 @@
-// Graph algorithms, written once over the Backend interface.
+// Graph algorithms, written once over the Backend interface (products, memory) and the
+// backend's AlgoSteps (the per-iteration vector steps).
 #pragma once
 #include <memory>
 
+#include "algo/steps.hpp"
 #include "core/backend.hpp"
 
 namespace psv {
@@ -10,7 +12,7 @@ namespace psv {
 // the backend's memory; iterations the count run. Returns whether it converged. personal (n
 // fp32 values in the backend's memory, summing to 1, or nullptr for uniform) is the teleport
 // vector; the rank of dangling vertices is spread by it too (networkx's convention).
-bool pagerank(Backend &be, const MatrixStore &A, const MatrixStore &AT, double damping,
+bool pagerank(Backend &be, AlgoSteps &st, const MatrixStore &A, const MatrixStore &AT, double damping,
               double tolerance, int32_t max_iterations, Buffer &rank, int32_t &iterations,
               const float *personal = nullptr);
 
@@ -30,10 +32,10 @@ std::unique_ptr<MatrixStore> hits_stacked_matrix(Backend &be, const MatrixStore 
 // HITS on the pattern of A. Separate needs A and AT; Stacked needs M = hits_stacked_matrix(A).
 // hubs and authorities receive n fp32 values each in the backend's memory. Returns whether it
 // converged: ||a - a_prev||_1 + ||h - h_prev||_1 <= tolerance.
-bool hits_separate(Backend &be, const MatrixStore &A, const MatrixStore &AT, double tolerance,
+bool hits_separate(Backend &be, AlgoSteps &st, const MatrixStore &A, const MatrixStore &AT, double tolerance,
                    int32_t max_iterations, Buffer &hubs, Buffer &authorities,
                    int32_t &iterations);
-bool hits_stacked(Backend &be, const MatrixStore &M, double tolerance, int32_t max_iterations,
+bool hits_stacked(Backend &be, AlgoSteps &st, const MatrixStore &M, double tolerance, int32_t max_iterations,
                   Buffer &hubs, Buffer &authorities, int32_t &iterations);
 
 // ---- Random walk with restart ----------------------------------------------------------------
@@ -51,11 +53,11 @@ RwrGraph rwr_graph(Backend &be, const MatrixStore &A);
 // batch), so a batch gives what k single runs give. relevance_host receives n x k fp32,
 // row-major (entry (i, j) at i*k + j); iterations[j] the count of query j (negative: not
 // converged after max_iterations). Returns whether every query converged.
-bool rwr(Backend &be, const RwrGraph &g, const int64_t *queries_host, int32_t k, double c,
+bool rwr(Backend &be, AlgoSteps &st, const RwrGraph &g, const int64_t *queries_host, int32_t k, double c,
          double tolerance, int32_t max_iterations, float *relevance_host, int32_t *iterations);
 
 // One query, the relevance vector left in the backend's memory (n fp32).
-bool rwr_single(Backend &be, const RwrGraph &g, int64_t query, double c, double tolerance,
+bool rwr_single(Backend &be, AlgoSteps &st, const RwrGraph &g, int64_t query, double c, double tolerance,
                 int32_t max_iterations, Buffer &relevance, int32_t &iterations);
 
 }  // namespace psv

@@ -49,7 +49,7 @@ std::unique_ptr<MatrixStore> hits_stacked_matrix(Backend &be, const MatrixStore 
 }
 
 
-bool hits_separate(Backend &be, const MatrixStore &A, const MatrixStore &AT, double tolerance,
+bool hits_separate(Backend &be, AlgoSteps &st, const MatrixStore &A, const MatrixStore &AT, double tolerance,
                    int32_t max_iterations, Buffer &hubs, Buffer &authorities, int32_t &iterations) {
     const int64_t n = A.nrows;
     const size_t bytes = (size_t)n * sizeof(float);
@@ -68,11 +68,11 @@ bool hits_separate(Backend &be, const MatrixStore &A, const MatrixStore &AT, dou
     bool converged = false;
     while (iterations < max_iterations) {
         pattern_product(be, AT, h_prev.as<float>(), a.as<float>());
-        be.sum(n, a.as<float>(), tot_a);
-        be.normalize_diff(n, a.as<float>(), tot_a, a_prev.as<float>(), diffs);
+        st.sum(n, a.as<float>(), tot_a);
+        st.normalize_diff(n, a.as<float>(), tot_a, a_prev.as<float>(), diffs);
         pattern_product(be, A, a.as<float>(), h.as<float>());
-        be.sum(n, h.as<float>(), tot_h);
-        be.normalize_diff(n, h.as<float>(), tot_h, h_prev.as<float>(), diffs + 1);
+        st.sum(n, h.as<float>(), tot_h);
+        st.normalize_diff(n, h.as<float>(), tot_h, h_prev.as<float>(), diffs + 1);
         ++iterations;
         double d[2];
         be.download(d, diffs, sizeof d);
@@ -88,7 +88,7 @@ bool hits_separate(Backend &be, const MatrixStore &A, const MatrixStore &AT, dou
     return converged;
 }
 
-bool hits_stacked(Backend &be, const MatrixStore &M, double tolerance, int32_t max_iterations,
+bool hits_stacked(Backend &be, AlgoSteps &st, const MatrixStore &M, double tolerance, int32_t max_iterations,
                   Buffer &hubs, Buffer &authorities, int32_t &iterations) {
     // The difference is taken against the iterate before the previous one: x_k and x_{k-1} belong
     // to the two different chains, whose fp32 limits differ by rounding, so ||x_k - x_{k-1}||
@@ -108,10 +108,10 @@ bool hits_stacked(Backend &be, const MatrixStore &M, double tolerance, int32_t m
             pattern_product(be, M, x.as<float>(), y.as<float>());
             float *ya = y.as<float>(), *yh = ya + n;
             const float *pa = x_old.as<float>(), *ph = pa + n;
-            be.sum(n, ya, tot);
-            be.sum(n, yh, tot + 1);
-            be.normalize_diff(n, ya, tot, pa, diffs);
-            be.normalize_diff(n, yh, tot + 1, ph, diffs + 1);
+            st.sum(n, ya, tot);
+            st.sum(n, yh, tot + 1);
+            st.normalize_diff(n, ya, tot, pa, diffs);
+            st.normalize_diff(n, yh, tot + 1, ph, diffs + 1);
             ++iterations;
             double d[2];
             be.download(d, diffs, sizeof d);

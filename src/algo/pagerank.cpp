@@ -7,7 +7,7 @@
 
 namespace psv {
 
-bool pagerank(Backend &be, const MatrixStore &A, const MatrixStore &AT, double damping,
+bool pagerank(Backend &be, AlgoSteps &st, const MatrixStore &A, const MatrixStore &AT, double damping,
               double tolerance, int32_t max_iterations, Buffer &rank, int32_t &iterations,
               const float *personal) {
     const int64_t n = A.nrows;
@@ -25,9 +25,9 @@ bool pagerank(Backend &be, const MatrixStore &A, const MatrixStore &AT, double d
     double *dangling = scalars.as<double>(), *diff = dangling + 1;
     bool converged = false;
     while (iterations < max_iterations) {
-        be.pagerank_scale(n, r.as<float>(), inv.as<float>(), w.as<float>(), dangling);
+        st.pagerank_scale(n, r.as<float>(), inv.as<float>(), w.as<float>(), dangling);
         pattern_product(be, AT, w.as<float>(), t.as<float>());
-        be.pagerank_update(n, t.as<float>(), r.as<float>(), damping, dangling, personal, diff);
+        st.pagerank_update(n, t.as<float>(), r.as<float>(), damping, dangling, personal, diff);
         ++iterations;
         double d = 0;
         be.download(&d, diff, sizeof d);

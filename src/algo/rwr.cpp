@@ -53,7 +53,7 @@ void scale_block(Backend &be, const std::vector<float> &inv_host, int32_t k, Buf
 
 }  // namespace
 
-bool rwr_single(Backend &be, const RwrGraph &g, int64_t query, double c, double tolerance,
+bool rwr_single(Backend &be, AlgoSteps &st, const RwrGraph &g, int64_t query, double c, double tolerance,
                 int32_t max_iterations, Buffer &relevance, int32_t &iterations) {
     const int64_t n = g.S->nrows;
     Buffer R(&be, (size_t)n * sizeof(float)), U(&be, (size_t)n * sizeof(float)),
@@ -62,9 +62,9 @@ bool rwr_single(Backend &be, const RwrGraph &g, int64_t query, double c, double 
     iterations = 0;
     bool converged = false;
     while (iterations < max_iterations) {
-        be.pagerank_scale(n, R.as<float>(), g.inv_degree.as<float>(), U.as<float>(), nullptr);
+        st.pagerank_scale(n, R.as<float>(), g.inv_degree.as<float>(), U.as<float>(), nullptr);
         product(be, *g.S, 1, U.as<float>(), T.as<float>());
-        be.rwr_update(n, 1, T.as<float>(), R.as<float>(), c, &query, diff.as<double>());
+        st.rwr_update(n, 1, T.as<float>(), R.as<float>(), c, &query, diff.as<double>());
         ++iterations;
         double d = 0;
         be.download(&d, diff.get(), sizeof d);
@@ -77,7 +77,7 @@ bool rwr_single(Backend &be, const RwrGraph &g, int64_t query, double c, double 
     return converged;
 }
 
-bool rwr(Backend &be, const RwrGraph &g, const int64_t *queries_host, int32_t k, double c,
+bool rwr(Backend &be, AlgoSteps &st, const RwrGraph &g, const int64_t *queries_host, int32_t k, double c,
          double tolerance, int32_t max_iterations, float *out, int32_t *iterations) {
     const int64_t n = g.S->nrows;
     if (k <= 0) return true;
@@ -108,9 +108,9 @@ bool rwr(Backend &be, const RwrGraph &g, const int64_t *queries_host, int32_t k,
     while (kk > 0 && it < max_iterations) {
         const float *inv = kk > 1 ? inv_block.as<float>() : g.inv_degree.as<float>();
         // kk == 1 after compaction: inv_block holds inv_degree itself, either is right.
-        be.pagerank_scale(n * kk, R.as<float>(), inv, U.as<float>(), nullptr);
+        st.pagerank_scale(n * kk, R.as<float>(), inv, U.as<float>(), nullptr);
         product(be, *g.S, kk, U.as<float>(), T.as<float>());
-        be.rwr_update(n, kk, T.as<float>(), R.as<float>(), c, q.data(), diffs.as<double>());
+        st.rwr_update(n, kk, T.as<float>(), R.as<float>(), c, q.data(), diffs.as<double>());
         ++it;
         be.download(d.data(), diffs.get(), (size_t)kk * sizeof(double));
         int32_t done = 0;

@@ -158,6 +158,7 @@ psv_status psv_context_create(psv_backend backend, int32_t device, psv_context *
             core->backend = create_cpu_backend();
         else
             core->backend = create_cuda_backend(device);
+        core->steps = create_algo_steps(*core->backend);
         auto c = std::make_unique<psv_context_s>();
         c->core = std::move(core);
         registry_add(c.get(), Kind::Context);
@@ -800,7 +801,7 @@ psv_status psv_pagerank(psv_vector **rank, int32_t *iterations, const psv_matrix
         const MatrixStore &AT = effective_store(A, true);
         Buffer r;
         int32_t iters = 0;
-        const bool converged = pagerank(*ctx->backend, *A->store, AT, damping, tolerance, max_iterations, r, iters);
+        const bool converged = pagerank(*ctx->backend, *ctx->steps, *A->store, AT, damping, tolerance, max_iterations, r, iters);
         *rank = adopt_vector(A->ctx, PSV_FP32, A->store->nrows, std::move(r));
         if (iterations) *iterations = iters;
         if (!converged) {

@@ -69,10 +69,10 @@ psv_status psv_hits(psv_vector **hubs, psv_vector **authorities, int32_t *iterat
         bool converged;
         if (hits_form(be, *A->store) == HitsForm::Stacked) {
             auto M = hits_stacked_matrix(be, *A->store);
-            converged = hits_stacked(be, *M, tolerance, max_iterations, h, a, iters);
+            converged = hits_stacked(be, *ctx->steps, *M, tolerance, max_iterations, h, a, iters);
         } else {
             const MatrixStore &AT = effective_store(A, true);
-            converged = hits_separate(be, *A->store, AT, tolerance, max_iterations, h, a, iters);
+            converged = hits_separate(be, *ctx->steps, *A->store, AT, tolerance, max_iterations, h, a, iters);
         }
         const int64_t n = A->store->nrows;
         psv_vector *hv = adopt_vector(A->ctx, PSV_FP32, n, std::move(h));
@@ -134,7 +134,7 @@ psv_status psv_pagerank_personalized(psv_vector **rank, int32_t *iterations, con
         const MatrixStore &AT = effective_store(A, true);
         Buffer r;
         int32_t iters = 0;
-        const bool converged = pagerank(be, *A->store, AT, damping, tolerance, max_iterations, r, iters,
+        const bool converged = pagerank(be, *ctx->steps, *A->store, AT, damping, tolerance, max_iterations, r, iters,
                                         personal.as<float>());
         *rank = adopt_vector(A->ctx, PSV_FP32, n, std::move(r));
         if (iterations) *iterations = iters;
@@ -161,7 +161,7 @@ psv_status psv_rwr(psv_vector **relevance, int32_t *iterations, const psv_matrix
         RwrGraph graph = rwr_graph(be, *A->store);
         Buffer r;
         int32_t iters = 0;
-        const bool converged = rwr_single(be, graph, query, restart_c, tolerance, max_iterations, r, iters);
+        const bool converged = rwr_single(be, *ctx->steps, graph, query, restart_c, tolerance, max_iterations, r, iters);
         *relevance = adopt_vector(A->ctx, PSV_FP32, A->store->nrows, std::move(r));
         if (iterations) *iterations = iters;
         if (!converged) {
@@ -192,7 +192,7 @@ psv_status psv_rwr_batch(float *relevance_host, int32_t *iterations, const psv_m
         // Into a private block first: the caller's outputs stay untouched on failure.
         std::vector<float> out((size_t)n * k);
         std::vector<int32_t> its((size_t)k);
-        const bool converged = rwr(be, graph, queries, k, restart_c, tolerance, max_iterations, out.data(), its.data());
+        const bool converged = rwr(be, *ctx->steps, graph, queries, k, restart_c, tolerance, max_iterations, out.data(), its.data());
         if (!out.empty()) std::memcpy(relevance_host, out.data(), out.size() * sizeof(float));
         if (iterations) {
             int32_t most = 0;

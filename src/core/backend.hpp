@@ -46,8 +46,6 @@ public:
     // The pattern of A + A' (a square A; an entry present both ways, or a self-loop, once) as a new
     // store of the same backend, built with the same options, where the matrix is.
     virtual std::unique_ptr<MatrixStore> symmetric_pattern() const = 0;
-    // The tile-composite form copied to the host (tests compare backends' builders).
-    virtual TileComposite host_form() const = 0;
 };
 
 // t = A (+).(x) u: t(i) is present iff a term exists (u_present == nullptr: iff row i of A is
@@ -124,26 +122,6 @@ public:
     virtual void spmv(const SpmvArgs &a) = 0;
     virtual void assign(const AssignArgs &a) = 0;
 
-    // ---- algorithm primitives (fp32 vectors; double scalars live in backend memory, so an
-    //      iteration needs no host round trip beyond its convergence scalar) ----
-    // w = r .* inv_outdeg; *dangling = sum of r(i) where inv_outdeg(i) == 0 (dangling may be nullptr)
-    virtual void pagerank_scale(int64_t n, const float *r, const float *inv_outdeg, float *w,
-                                double *dangling) = 0;
-    // r_new = (1 - damping) * p + damping * (*dangling) * p + damping * t, with p(i) =
-    // personal(i), or 1/n where personal is nullptr; *diff = ||r_new - r||_1; r = r_new
-    virtual void pagerank_update(int64_t n, const float *t, float *r, double damping,
-                                 const double *dangling, const float *personal, double *diff) = 0;
-    // *out = sum of x (in double)
-    virtual void sum(int64_t n, const float *x, double *out) = 0;
-    // x = x / *total (unchanged where *total is 0); *diff = ||x - prev||_1 (prev may be nullptr:
-    // then *diff is not written)
-    virtual void normalize_diff(int64_t n, float *x, const double *total, const float *prev,
-                                double *diff) = 0;
-    // Random walk with restart, k queries at once (k = 1: one). T and R are n x k, row-major
-    // (entry (i, j) at i*k + j): R_new(i,j) = c * T(i,j) + (1-c) * [i == queries(j)];
-    // diffs(j) = ||R_new(:,j) - R(:,j)||_1; R = R_new. queries is a host array.
-    virtual void rwr_update(int64_t n, int32_t k, const float *T, float *R, double c,
-                            const int64_t *queries_host, double *diffs) = 0;
     // T = A (+).(second) U over A's pattern for k vectors at once (U: ncols x k, T: nrows x k,
     // row-major): the matrix is read once for all k. Every entry of U is present.
     virtual void spmm_pattern(const MatrixStore &A, int32_t k, const float *U, float *T) = 0;

@@ -9,6 +9,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "algo/steps.hpp"
 #include "core/backend.hpp"
 #include "core/error.hpp"
 
@@ -27,6 +28,7 @@ constexpr uint64_t kMagicFreed = 0x7073762d66726565ull;     // "psv-free"
 // freeable (their buffers go back to the backend) but unusable.
 struct ContextCore {
     std::unique_ptr<Backend> backend;
+    std::unique_ptr<AlgoSteps> steps;  // the algorithms' steps on that backend
     FormatOptions defaults;
     std::recursive_mutex mutex;  // serializes calls on this context
     std::atomic<bool> alive{true};

@@ -1,4 +1,5 @@
-// The CPU backend's classes (implemented in cpu_backend.cpp and cpu_graph.cpp).
+// The CPU backend's classes (implemented in cpu_backend.cpp and cpu_graph.cpp; its algorithm
+// steps in cpu_steps.cpp).
 #pragma once
 #include <chrono>
 #include <cstdlib>
@@ -46,7 +47,6 @@ public:
     }
     std::unique_ptr<MatrixStore> transposed() const override;
     std::unique_ptr<MatrixStore> symmetric_pattern() const override;
-    TileComposite host_form() const override { return form; }
 
     const CpuBackend *be_;
     CsrHost csr;
@@ -118,15 +118,6 @@ public:
     }
     void spmv(const SpmvArgs &a) override;
     void assign(const AssignArgs &a) override;
-    void pagerank_scale(int64_t n, const float *r, const float *inv_outdeg, float *w,
-                        double *dangling) override;
-    void pagerank_update(int64_t n, const float *t, float *r, double damping, const double *dangling,
-                         const float *personal, double *diff) override;
-    void sum(int64_t n, const float *x, double *out) override;
-    void normalize_diff(int64_t n, float *x, const double *total, const float *prev,
-                        double *diff) override;
-    void rwr_update(int64_t n, int32_t k, const float *T, float *R, double c,
-                    const int64_t *queries_host, double *diffs) override;
     void spmm_pattern(const MatrixStore &A, int32_t k, const float *U, float *T) override;
 };
 

@@ -131,11 +131,11 @@ int main(int argc, char **argv) {
         Buffer r;
         int32_t it = 0;
         t0 = clk::now();
-        pagerank(*cpu, *Mc, *MTc, 0.85, 0.0, 20, r, it);
+        pagerank(*cpu, *create_algo_steps(*cpu), *Mc, *MTc, 0.85, 0.0, 20, r, it);
         pr_cpu = secs(t0) / it;
-        pagerank(*gpu, *Mg, *MTg, 0.85, 0.0, 2, r, it);  // warm
+        pagerank(*gpu, *create_algo_steps(*gpu), *Mg, *MTg, 0.85, 0.0, 2, r, it);  // warm
         t0 = clk::now();
-        pagerank(*gpu, *Mg, *MTg, 0.85, 0.0, 20, r, it);
+        pagerank(*gpu, *create_algo_steps(*gpu), *Mg, *MTg, 0.85, 0.0, 20, r, it);
         pr_gpu = secs(t0) / it;
     }
     std::printf("\n== INFORMATIONAL timings (tests/gpu/bench_gpu_rmat; real figures: bench/) ==\n");

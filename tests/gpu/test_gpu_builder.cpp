@@ -84,7 +84,7 @@ int main() {
                           (long long)o.mt, (long long)o.wl, type_name(t), pattern ? " pattern" : "");
             try {
                 auto M = be->build_matrix(std::move(copy), fo);
-                compare_forms(M->host_form(), h, what);
+                compare_forms(psv::cuda::download_form(*M), h, what);
                 // transpose: tuples equal to the host transpose's
                 auto T = M->transposed();
                 CsrHost ht = transpose(A);
@@ -99,7 +99,7 @@ int main() {
                 CHECK_MSG(ok, "%s: device transpose differs", what);
                 // the transpose's form too
                 const int64_t twt = o.tw > 0 ? o.tw : be->default_tile_width(pattern ? 4 : type_size(t));
-                compare_forms(T->host_form(), build_tile_composite(ht, twt, mt, o.wl, be->perf_model()), what);
+                compare_forms(psv::cuda::download_form(*T), build_tile_composite(ht, twt, mt, o.wl, be->perf_model()), what);
             } catch (const Error &e) {
                 CHECK_MSG(false, "%s: %s", what, e.what());
             }
@@ -117,7 +117,7 @@ int main() {
         FormatOptions fo;
         fo.tile_width = 64;
         auto M = cuda::build_from_device_coo(*be, E.nrows, E.ncols, PSV_FP32, (int64_t)r.size(), dr, dc, nullptr, fo);
-        compare_forms(M->host_form(), build_tile_composite(A, 64, -1, 0, be->perf_model()), "device COO");
+        compare_forms(psv::cuda::download_form(*M), build_tile_composite(A, 64, -1, 0, be->perf_model()), "device COO");
         CHECK(M->nvals == A.nvals());
         cudaFree(dr);
         cudaFree(dc);

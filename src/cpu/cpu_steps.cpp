@@ -1,0 +1,105 @@
+// The CPU backend's algorithm steps (AlgoSteps in algo/steps.hpp): OpenMP loops whose sums run
+// over fixed chunks combined in order, so results do not depend on the thread count.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "algo/steps.hpp"
+#include "cpu/cpu_backend.hpp"
+
+namespace psv {
+namespace cpu {
+
+namespace {
+
+class CpuAlgoSteps final : public AlgoSteps {
+public:
+    void pagerank_scale(int64_t n, const float *r, const float *inv_outdeg, float *w,
+                        double *dangling) override;
+    void pagerank_update(int64_t n, const float *t, float *r, double damping, const double *dangling,
+                         const float *personal, double *diff) override;
+    void sum(int64_t n, const float *x, double *out) override;
+    void normalize_diff(int64_t n, float *x, const double *total, const float *prev,
+                        double *diff) override;
+    void rwr_update(int64_t n, int32_t k, const float *T, float *R, double c,
+                    const int64_t *queries_host, double *diffs) override;
+};
+
+}  // namespace
+
+void CpuAlgoSteps::pagerank_scale(int64_t n, const float *r, const float *inv, float *w, double *dangling) {
+    const double d = chunked_sum(n, [&](int64_t i) {
+        w[i] = r[i] * inv[i];
+        return inv[i] == 0.0f ? (double)r[i] : 0.0;
+    });
+    if (dangling) *dangling = d;
+}
+
+void CpuAlgoSteps::pagerank_update(int64_t n, const float *t, float *r, double damping, const double *dangling,
+                                 const float *personal, double *diff) {
+    const float d = (float)damping;
+    const float scale = (float)((1.0 - damping) + damping * (*dangling));
+    const float uniform = scale * (float)(1.0 / (double)n);
+    *diff = chunked_sum(n, [&](int64_t i) {
+        const float base = personal ? scale * personal[i] : uniform;
+        const float rn = base + d * t[i];
+        const double dd = std::fabs((double)rn - (double)r[i]);
+        r[i] = rn;
+        return dd;
+    });
+}
+
+void CpuAlgoSteps::sum(int64_t n, const float *x, double *out) {
+    *out = chunked_sum(n, [&](int64_t i) { return (double)x[i]; });
+}
+
+void CpuAlgoSteps::normalize_diff(int64_t n, float *x, const double *total, const float *prev, double *diff) {
+    const double tot = *total;
+    const float inv = tot != 0 ? (float)(1.0 / tot) : 1.0f;
+    const double d = chunked_sum(n, [&](int64_t i) {
+        x[i] *= inv;
+        return prev ? std::fabs((double)x[i] - (double)prev[i]) : 0.0;
+    });
+    if (prev) *diff = d;
+}
+
+void CpuAlgoSteps::rwr_update(int64_t n, int32_t k, const float *T, float *R, double c, const int64_t *queries,
+                            double *diffs) {
+    // One pass over the n x k block (one parallel region, not k): per fixed chunk of rows a
+    // partial difference per query, combined in chunk order -- the same sums, bit for bit, as a
+    // chunked_sum per query.
+    const float cf = (float)c, restart = (float)(1.0 - c);
+    const int64_t nchunks = (n + kChunk - 1) / kChunk;
+    std::vector<double> part((size_t)nchunks * k, 0.0);
+#pragma omp parallel for schedule(static)
+    for (int64_t ch = 0; ch < nchunks; ++ch) {
+        double *p = part.data() + (size_t)ch * k;
+        const int64_t end = std::min(n, (ch + 1) * kChunk);
+        for (int64_t i = ch * kChunk; i < end; ++i) {
+            for (int32_t j = 0; j < k; ++j) {
+                const int64_t e = i * k + j;
+                const float rn = cf * T[e] + (i == queries[j] ? restart : 0.0f);
+                p[j] += std::fabs((double)rn - (double)R[e]);
+                R[e] = rn;
+            }
+        }
+    }
+    for (int32_t j = 0; j < k; ++j) {
+        double s = 0;
+        for (int64_t ch = 0; ch < nchunks; ++ch) s += part[(size_t)ch * k + j];
+        diffs[j] = s;
+    }
+}
+
+}  // namespace cpu
+
+std::unique_ptr<AlgoSteps> create_cpu_algo_steps(Backend &be) {
+    if (be.kind() != PSV_BACKEND_CPU) fail(PSV_ERROR_INVALID_VALUE, "not a CPU backend");
+    return std::make_unique<cpu::CpuAlgoSteps>();
+}
+
+std::unique_ptr<AlgoSteps> create_algo_steps(Backend &be) {
+    return be.kind() == PSV_BACKEND_CUDA ? cuda::create_algo_steps(be) : create_cpu_algo_steps(be);
+}
+
+}  // namespace psv
