@@ -105,7 +105,7 @@ class Tables(unittest.TestCase):
         self.assertEqual(len(gb.header_block(HEADER_TEXT, "psv_kernel")), 4)
 
     def test_operator_missing_from_table(self):
-        i = HEADER_TEXT.index("#define PSV_ABSDIFF")
+        i = HEADER_TEXT.index("#define PSV_NOOP")
         i = HEADER_TEXT.index("\n", i) + 1
         text = HEADER_TEXT[:i] + "#define PSV_ZZOP      99  /* a new operator */\n" + HEADER_TEXT[i:]
         problems = gb.check_tables(text)
