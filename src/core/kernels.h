@@ -16,8 +16,9 @@ enum {
 #undef PSV_KERNEL_ENTRY
 };
 
-/* 1 if k is a PSV_KERNEL_* value, else 0. */
-static inline int psv_kernel_known(int32_t k) {
+/* 1 if k is a PSV_KERNEL_* value, else 0 (int64_t: an option's value is checked before it is
+ * narrowed). */
+static inline int psv_kernel_known(int64_t k) {
     switch (k) {
 #define PSV_KERNEL_ENTRY(NAME, TEXT) case PSV_KERNEL_##NAME:
 #include "kernels.def"
