@@ -86,7 +86,7 @@ class Coverage(unittest.TestCase):
         names = [s[0] for s in self.h.structs]
         self.assertEqual(names, ["psv_matrix_info", "psv_tile_info"])
         mi = dict((f[1], f) for f in self.h.structs[0][1])
-        self.assertEqual(mi["reserved"], ("int64_t", "reserved", 8))
+        self.assertEqual(mi["reserved"], ("int64_t", "reserved", 7))  # device_bytes took one word
         self.assertEqual(mi["padding_ratio"][0], "double")
         self.assertEqual(gb.layout(self.h.structs[1][1]), (104, 8))
 
@@ -94,6 +94,28 @@ class Coverage(unittest.TestCase):
         f90 = self.out[gb.OUT_FORTRAN]
         self.assertIn("PSV_VERSION_NUMBER_CONST = 100", f90)
         self.assertIn("pub const PSV_VERSION_NUMBER: i32 = 100;", self.out[gb.OUT_RUST])
+
+
+class Tables(unittest.TestCase):
+    """psv.h's operators and kernels match src/core's tables and the Rust crate's Op enum."""
+
+    def test_agree_now(self):
+        self.assertEqual(gb.check_tables(HEADER_TEXT), [])
+        self.assertEqual(gb.header_block(HEADER_TEXT, "psv_op")[:2], ["PSV_NOOP", "PSV_PLUS"])
+        self.assertEqual(len(gb.header_block(HEADER_TEXT, "psv_kernel")), 4)
+
+    def test_operator_missing_from_table(self):
+        i = HEADER_TEXT.index("#define PSV_NOOP")
+        i = HEADER_TEXT.index("\n", i) + 1
+        text = HEADER_TEXT[:i] + "#define PSV_ZZOP      99  /* a new operator */\n" + HEADER_TEXT[i:]
+        problems = gb.check_tables(text)
+        self.assertTrue(any("PSV_ZZOP" in p and "operators.def" in p for p in problems), problems)
+        self.assertTrue(any("PSV_ZZOP" in p and "lib.rs" in p for p in problems), problems)
+
+    def test_table_entry_missing_from_header(self):
+        text = re.sub(r"^#define PSV_KERNEL_CSR .*$", "", HEADER_TEXT, flags=re.M)
+        problems = gb.check_tables(text)
+        self.assertTrue(any("PSV_KERNEL_CSR" in p and "kernels.def" in p for p in problems), problems)
 
 
 class NewPrototypes(unittest.TestCase):

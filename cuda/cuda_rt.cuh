@@ -1,40 +1,37 @@
 // Operators chosen at run time on the device: one switch per operation, uniform across a warp.
 // Used where a compile-time instantiation per operator would multiply kernels for no gain (the
-// vector operations) and for the semirings without a compile-time SpMV specialization.
+// vector operations) and for the semirings without a compile-time SpMV specialization. Both
+// switches expand the operator table (src/core/operators.def).
 #pragma once
 #include "core/ops.hpp"
 
 namespace psv {
 namespace cuda {
 
+// op is validated and canonical for T before a launch. An unknown code (never) runs the table's
+// first operator: sharing its label keeps the switch as small as one case per operator.
 template <class T> __host__ __device__ __forceinline__ T rt_apply(psv_op op, T x, T y) {
     switch (op) {
-    case PSV_PLUS: return BinaryOp<PSV_PLUS, T>::apply(x, y);
-    case PSV_TIMES: return BinaryOp<PSV_TIMES, T>::apply(x, y);
-    case PSV_MIN: return BinaryOp<PSV_MIN, T>::apply(x, y);
-    case PSV_MAX: return BinaryOp<PSV_MAX, T>::apply(x, y);
-    case PSV_FIRST: return x;
-    case PSV_SECOND: return y;
-    case PSV_PAIR: return (T)1;
-    case PSV_LOR: return BinaryOp<PSV_LOR, T>::apply(x, y);
-    case PSV_LAND: return BinaryOp<PSV_LAND, T>::apply(x, y);
-    case PSV_LXOR: return BinaryOp<PSV_LXOR, T>::apply(x, y);
-    case PSV_MINUS: return BinaryOp<PSV_MINUS, T>::apply(x, y);
-    case PSV_DIV: return BinaryOp<PSV_DIV, T>::apply(x, y);
-    default: return BinaryOp<PSV_ABSDIFF, T>::apply(x, y);
+    default:
+#define PSV_OPERATOR(NAME, KIND, ON_BOOL, IDENTITY, EXPR) \
+    case PSV_##NAME: return BinaryOp<PSV_##NAME, T>::apply(x, y);
+#include "core/operators.def"
+#undef PSV_OPERATOR
     }
 }
 
+// The identity of a monoid (validated, canonical for T); 0 for anything else.
 template <class T> __host__ __device__ __forceinline__ T rt_identity(psv_op monoid) {
     switch (monoid) {
-    case PSV_PLUS: return MonoidIdentity<PSV_PLUS, T>::value();
-    case PSV_TIMES: return MonoidIdentity<PSV_TIMES, T>::value();
-    case PSV_MIN: return MonoidIdentity<PSV_MIN, T>::value();
-    case PSV_MAX: return MonoidIdentity<PSV_MAX, T>::value();
-    case PSV_LOR: return MonoidIdentity<PSV_LOR, T>::value();
-    case PSV_LAND: return MonoidIdentity<PSV_LAND, T>::value();
-    default: return MonoidIdentity<PSV_LXOR, T>::value();
+#define PSV_OPERATOR(NAME, KIND, ON_BOOL, IDENTITY, EXPR)                      \
+    case PSV_##NAME:                                                           \
+        if constexpr (is_monoid(PSV_##NAME)) return MonoidIdentity<PSV_##NAME, T>::value(); \
+        break;
+#include "core/operators.def"
+#undef PSV_OPERATOR
+    default: break;
     }
+    return (T)0;
 }
 
 }  // namespace cuda

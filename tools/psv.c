@@ -1,4 +1,5 @@
-/* psv -- command-line front end of the psv library, written against the public C API only.
+/* psv -- command-line front end of the psv library, written against the public C API (and the
+ * kernel names of the library's kernel table, src/core/kernels.def).
  *
  *   psv pagerank FILE [--backend cpu|cuda|auto] [--damping D] [--tol T] [--max-iter N]
  *                     [--top K] [--output FILE]
@@ -21,6 +22,7 @@
 #include <zlib.h>
 
 #include "psv/psv.h"
+#include "../src/core/kernels.h"
 
 /* ---- options ------------------------------------------------------------------------------- */
 
@@ -272,7 +274,6 @@ static int cmd_info(const options *o) {
     if (s != PSV_SUCCESS) {
         r = fail_with(ctx, "info", s);
     } else {
-        static const char *kernels[] = {"auto", "tile-composite", "tile-coo", "csr"};
         double mean = in.nrows ? (double)in.nvals / (double)in.nrows : 0;
         double cmean = in.ncols ? (double)in.nvals / (double)in.ncols : 0;
         printf("file           %s\n", o->file);
@@ -291,7 +292,7 @@ static int cmd_info(const options *o) {
         printf("workload size  %lld (first tile)\n", (long long)in.workload_size);
         printf("stored         %lld slots, padding ratio %.3f, %.1f MB\n", (long long)in.stored_entries,
                in.padding_ratio, (double)in.bytes / 1e6);
-        printf("kernel         %s\n", in.kernel >= 0 && in.kernel <= 3 ? kernels[in.kernel] : "?");
+        printf("kernel         %s\n", psv_kernel_name(in.kernel));
         printf("build          %.3f s\n", in.build_seconds);
         int32_t tiles = in.dense_tiles + in.sparse_tile;
         printf("\ntile  columns              rows      entries   workloads  wl-size  padding  bits\n");

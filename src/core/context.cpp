@@ -65,10 +65,13 @@ const char *type_name(psv_type t) {
 }
 
 const char *op_name(psv_op op) {
-    static const char *names[] = {"PSV_NOOP", "PSV_PLUS", "PSV_TIMES", "PSV_MIN", "PSV_MAX",
-                                  "PSV_FIRST", "PSV_SECOND", "PSV_PAIR", "PSV_LOR", "PSV_LAND",
-                                  "PSV_LXOR", "PSV_MINUS", "PSV_DIV", "PSV_ABSDIFF"};
-    return op >= 0 && op <= PSV_ABSDIFF ? names[op] : "(unknown operator)";
+    switch (op) {
+    case PSV_NOOP: return "PSV_NOOP";
+#define PSV_OPERATOR(NAME, KIND, ON_BOOL, IDENTITY, EXPR) case PSV_##NAME: return "PSV_" #NAME;
+#include "core/operators.def"
+#undef PSV_OPERATOR
+    default: return "(unknown operator)";
+    }
 }
 
 }  // namespace psv

@@ -6,6 +6,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "core/error.hpp"
 #include "psv/psv.h"
 
 #if defined(__CUDACC__)
@@ -39,25 +40,53 @@ inline size_t type_size(psv_type t) {
 const char *type_name(psv_type t);
 const char *op_name(psv_op op);
 
-inline bool valid_binary_op(psv_op op) { return op >= PSV_PLUS && op <= PSV_ABSDIFF; }
-inline bool is_monoid(psv_op op) {
-    return op == PSV_PLUS || op == PSV_TIMES || op == PSV_MIN || op == PSV_MAX || op == PSV_LOR ||
-           op == PSV_LAND || op == PSV_LXOR;
+// ---- the operator table (src/core/operators.def) as constexpr queries ---------------------------
+enum class OpKind { none, MONOID, BINARY, EWISE };  // none: not a binary operator
+
+constexpr OpKind op_kind(psv_op op) {
+    switch (op) {
+#define PSV_OPERATOR(NAME, KIND, ON_BOOL, IDENTITY, EXPR) case PSV_##NAME: return OpKind::KIND;
+#include "core/operators.def"
+#undef PSV_OPERATOR
+    default: return OpKind::none;
+    }
 }
-inline bool valid_multiply(psv_op op) { return valid_binary_op(op) && op != PSV_ABSDIFF; }
+constexpr bool valid_binary_op(psv_op op) { return op_kind(op) != OpKind::none; }
+constexpr bool is_monoid(psv_op op) { return op_kind(op) == OpKind::MONOID; }
+constexpr bool valid_multiply(psv_op op) { return op_kind(op) == OpKind::MONOID || op_kind(op) == OpKind::BINARY; }
 
 // GraphBLAS renames arithmetic operators on bool to logical ones; doing it before dispatch keeps
 // the bool instantiations few.
-inline psv_op canonical_op(psv_op op, psv_type t) {
-    if (t != PSV_BOOL) return op;
+constexpr psv_op op_on_bool(psv_op op) {
     switch (op) {
-    case PSV_PLUS: case PSV_MAX: return PSV_LOR;
-    case PSV_TIMES: case PSV_MIN: return PSV_LAND;
-    case PSV_MINUS: case PSV_ABSDIFF: return PSV_LXOR;
-    case PSV_DIV: return PSV_FIRST;
+#define PSV_OPERATOR(NAME, KIND, ON_BOOL, IDENTITY, EXPR) case PSV_##NAME: return PSV_##ON_BOOL;
+#include "core/operators.def"
+#undef PSV_OPERATOR
     default: return op;
     }
 }
+constexpr psv_op canonical_op(psv_op op, psv_type t) { return t == PSV_BOOL ? op_on_bool(op) : op; }
+
+// The table's own rules, checked where it is compiled: codes distinct (the switches above would
+// not compile otherwise) and positive, renaming on bool settles in one step and keeps a monoid a
+// monoid, and exactly the monoids have an identity.
+#define PSV_IDENTITY_GIVEN_NONE false
+#define PSV_IDENTITY_GIVEN_ZERO true
+#define PSV_IDENTITY_GIVEN_ONE true
+#define PSV_IDENTITY_GIVEN_TYPE_MAX true
+#define PSV_IDENTITY_GIVEN_TYPE_LOWEST true
+#define PSV_OPERATOR(NAME, KIND, ON_BOOL, IDENTITY, EXPR)                                          \
+    static_assert(PSV_##NAME > PSV_NOOP, "PSV_" #NAME ": operator codes are positive");            \
+    static_assert(op_on_bool(PSV_##ON_BOOL) == PSV_##ON_BOOL, "PSV_" #NAME ": renamed on bool to an operator that is renamed again"); \
+    static_assert(!is_monoid(PSV_##NAME) || is_monoid(PSV_##ON_BOOL), "PSV_" #NAME ": a monoid renamed on bool to a non-monoid"); \
+    static_assert(is_monoid(PSV_##NAME) == PSV_IDENTITY_GIVEN_##IDENTITY, "PSV_" #NAME ": exactly the monoids have an identity");
+#include "core/operators.def"
+#undef PSV_OPERATOR
+#undef PSV_IDENTITY_GIVEN_NONE
+#undef PSV_IDENTITY_GIVEN_ZERO
+#undef PSV_IDENTITY_GIVEN_ONE
+#undef PSV_IDENTITY_GIVEN_TYPE_MAX
+#undef PSV_IDENTITY_GIVEN_TYPE_LOWEST
 
 template <class T> struct Limits {
     PSV_HD static T max() { return std::numeric_limits<T>::max(); }
@@ -122,35 +151,37 @@ template <class T> PSV_HD T op_max(T x, T y) {
     return x < y ? y : x;
 }
 
+// BinaryOp<OP, T>::apply(x, y) and MonoidIdentity<OP, T>::value(), one per table line.
 template <psv_op OP, class T> struct BinaryOp;
-#define PSV_DEFINE_OP(OP, EXPR)                                                                 \
-    template <class T> struct BinaryOp<OP, T> {                                                 \
-        static constexpr psv_op code = OP;                                                      \
-        PSV_HD static T apply(T x, T y) { (void)x; (void)y; return (T)(EXPR); }                \
+#define PSV_OPERATOR(NAME, KIND, ON_BOOL, IDENTITY, EXPR)                                          \
+    template <class T> struct BinaryOp<PSV_##NAME, T> {                                            \
+        static constexpr psv_op code = PSV_##NAME;                                                 \
+        PSV_HD static T apply(T x, T y) { (void)x; (void)y; return (T)(EXPR); }                   \
     };
-PSV_DEFINE_OP(PSV_PLUS, wrap_add<T>(x, y))
-PSV_DEFINE_OP(PSV_TIMES, wrap_mul<T>(x, y))
-PSV_DEFINE_OP(PSV_MIN, op_min<T>(x, y))
-PSV_DEFINE_OP(PSV_MAX, op_max<T>(x, y))
-PSV_DEFINE_OP(PSV_FIRST, x)
-PSV_DEFINE_OP(PSV_SECOND, y)
-PSV_DEFINE_OP(PSV_PAIR, 1)
-PSV_DEFINE_OP(PSV_LOR, (x != 0) || (y != 0))
-PSV_DEFINE_OP(PSV_LAND, (x != 0) && (y != 0))
-PSV_DEFINE_OP(PSV_LXOR, (x != 0) != (y != 0))
-PSV_DEFINE_OP(PSV_MINUS, wrap_sub<T>(x, y))
-PSV_DEFINE_OP(PSV_DIV, safe_div<T>(x, y))
-PSV_DEFINE_OP(PSV_ABSDIFF, (y < x ? wrap_sub<T>(x, y) : wrap_sub<T>(y, x)))
-#undef PSV_DEFINE_OP
+#include "core/operators.def"
+#undef PSV_OPERATOR
 
-template <psv_op OP, class T> struct MonoidIdentity;
-template <class T> struct MonoidIdentity<PSV_PLUS, T> { PSV_HD static T value() { return 0; } };
-template <class T> struct MonoidIdentity<PSV_TIMES, T> { PSV_HD static T value() { return 1; } };
-template <class T> struct MonoidIdentity<PSV_MIN, T> { PSV_HD static T value() { return Limits<T>::max(); } };
-template <class T> struct MonoidIdentity<PSV_MAX, T> { PSV_HD static T value() { return Limits<T>::lowest(); } };
-template <class T> struct MonoidIdentity<PSV_LOR, T> { PSV_HD static T value() { return 0; } };
-template <class T> struct MonoidIdentity<PSV_LAND, T> { PSV_HD static T value() { return 1; } };
-template <class T> struct MonoidIdentity<PSV_LXOR, T> { PSV_HD static T value() { return 0; } };
+template <psv_op OP, class T> struct MonoidIdentity;  // defined for the monoids only
+#define PSV_IDENTITY_ZERO (T)0
+#define PSV_IDENTITY_ONE (T)1
+#define PSV_IDENTITY_TYPE_MAX Limits<T>::max()
+#define PSV_IDENTITY_TYPE_LOWEST Limits<T>::lowest()
+#define PSV_MONOID_IDENTITY_MONOID(NAME, IDENTITY)                                                 \
+    template <class T> struct MonoidIdentity<PSV_##NAME, T> {                                      \
+        PSV_HD static T value() { return PSV_IDENTITY_##IDENTITY; }                                \
+    };
+#define PSV_MONOID_IDENTITY_BINARY(NAME, IDENTITY)
+#define PSV_MONOID_IDENTITY_EWISE(NAME, IDENTITY)
+#define PSV_OPERATOR(NAME, KIND, ON_BOOL, IDENTITY, EXPR) PSV_MONOID_IDENTITY_##KIND(NAME, IDENTITY)
+#include "core/operators.def"
+#undef PSV_OPERATOR
+#undef PSV_MONOID_IDENTITY_MONOID
+#undef PSV_MONOID_IDENTITY_BINARY
+#undef PSV_MONOID_IDENTITY_EWISE
+#undef PSV_IDENTITY_ZERO
+#undef PSV_IDENTITY_ONE
+#undef PSV_IDENTITY_TYPE_MAX
+#undef PSV_IDENTITY_TYPE_LOWEST
 
 template <class T, psv_op ADD, psv_op MUL> struct Semiring {
     using value_type = T;
@@ -180,60 +211,41 @@ template <class F> decltype(auto) dispatch_type(psv_type t, F &&f) {
     }
 }
 
-// f(BinaryOp<OP,T>{}) for any binary operator op (already canonical for T); a semiring multiply
-// (ABSDIFF excluded) when MULTIPLY_ONLY.
-template <class T, bool MULTIPLY_ONLY = false, class F> void dispatch_binary_op(psv_op op, F &&f) {
-    if constexpr (std::is_same<T, bool_t>::value) {
-        switch (op) {
-        case PSV_FIRST: return f(BinaryOp<PSV_FIRST, T>{});
-        case PSV_SECOND: return f(BinaryOp<PSV_SECOND, T>{});
-        case PSV_PAIR: return f(BinaryOp<PSV_PAIR, T>{});
-        case PSV_LOR: return f(BinaryOp<PSV_LOR, T>{});
-        case PSV_LAND: return f(BinaryOp<PSV_LAND, T>{});
-        default: return f(BinaryOp<PSV_LXOR, T>{});
-        }
-    } else {
-        switch (op) {
-        case PSV_PLUS: return f(BinaryOp<PSV_PLUS, T>{});
-        case PSV_TIMES: return f(BinaryOp<PSV_TIMES, T>{});
-        case PSV_MIN: return f(BinaryOp<PSV_MIN, T>{});
-        case PSV_MAX: return f(BinaryOp<PSV_MAX, T>{});
-        case PSV_FIRST: return f(BinaryOp<PSV_FIRST, T>{});
-        case PSV_SECOND: return f(BinaryOp<PSV_SECOND, T>{});
-        case PSV_PAIR: return f(BinaryOp<PSV_PAIR, T>{});
-        case PSV_LOR: return f(BinaryOp<PSV_LOR, T>{});
-        case PSV_LAND: return f(BinaryOp<PSV_LAND, T>{});
-        case PSV_LXOR: return f(BinaryOp<PSV_LXOR, T>{});
-        case PSV_MINUS: return f(BinaryOp<PSV_MINUS, T>{});
-        case PSV_DIV: return f(BinaryOp<PSV_DIV, T>{});
-        default:
-            if constexpr (MULTIPLY_ONLY) return f(BinaryOp<PSV_DIV, T>{});  // unreachable: validated
-            else return f(BinaryOp<PSV_ABSDIFF, T>{});
-        }
-    }
+// Which operators a dispatch instantiates for T: on bool only those the renaming keeps (the
+// others never reach it), and for a semiring's add the monoids, for its multiply no EWISE one.
+enum class OpRole { any, multiply, monoid };
+template <class T> constexpr bool dispatched(psv_op op, OpRole role) {
+    if (std::is_same<T, bool_t>::value && op_on_bool(op) != op) return false;
+    return role == OpRole::any ? valid_binary_op(op) : role == OpRole::multiply ? valid_multiply(op) : is_monoid(op);
 }
 
-// f(MonoidTag) for a monoid op (already canonical for T): f receives BinaryOp<OP,T> and can use
-// MonoidIdentity<decltype(op)::code, T>.
-template <class T, class F> void dispatch_monoid(psv_op op, F &&f) {
-    if constexpr (std::is_same<T, bool_t>::value) {
-        switch (op) {
-        case PSV_LOR: return f(BinaryOp<PSV_LOR, T>{});
-        case PSV_LAND: return f(BinaryOp<PSV_LAND, T>{});
-        default: return f(BinaryOp<PSV_LXOR, T>{});
-        }
-    } else {
-        switch (op) {
-        case PSV_PLUS: return f(BinaryOp<PSV_PLUS, T>{});
-        case PSV_TIMES: return f(BinaryOp<PSV_TIMES, T>{});
-        case PSV_MIN: return f(BinaryOp<PSV_MIN, T>{});
-        case PSV_MAX: return f(BinaryOp<PSV_MAX, T>{});
-        case PSV_LOR: return f(BinaryOp<PSV_LOR, T>{});
-        case PSV_LAND: return f(BinaryOp<PSV_LAND, T>{});
-        default: return f(BinaryOp<PSV_LXOR, T>{});
-        }
-    }
+[[noreturn]] inline void undispatched_op(psv_op op) {
+    fail(PSV_ERROR_PANIC, format("operator %d reached dispatch unvalidated or not canonical", (int)op));
 }
+
+// f(BinaryOp<OP,T>{}) for operator op (validated, canonical for T) in role ROLE.
+template <class T, OpRole ROLE, class F> void dispatch_op(psv_op op, F &&f) {
+    switch (op) {
+#define PSV_OPERATOR(NAME, KIND, ON_BOOL, IDENTITY, EXPR)                                          \
+    case PSV_##NAME:                                                                               \
+        if constexpr (dispatched<T>(PSV_##NAME, ROLE)) return f(BinaryOp<PSV_##NAME, T>{});        \
+        break;
+#include "core/operators.def"
+#undef PSV_OPERATOR
+    default: break;
+    }
+    undispatched_op(op);
+}
+
+// f(BinaryOp<OP,T>{}) for any binary operator op (already canonical for T); a semiring multiply
+// (EWISE operators excluded) when MULTIPLY_ONLY.
+template <class T, bool MULTIPLY_ONLY = false, class F> void dispatch_binary_op(psv_op op, F &&f) {
+    dispatch_op<T, MULTIPLY_ONLY ? OpRole::multiply : OpRole::any>(op, f);
+}
+
+// f(BinaryOp<OP,T>{}) for a monoid op (already canonical for T); f can use
+// MonoidIdentity<decltype(op)::code, T>.
+template <class T, class F> void dispatch_monoid(psv_op op, F &&f) { dispatch_op<T, OpRole::monoid>(op, f); }
 
 // f(Semiring<T,ADD,MUL>{}) for every monoid ADD and multiply MUL (canonical for T).
 template <class T, psv_op ADD, class F> void dispatch_semiring_mul(psv_op mul, F &&f) {

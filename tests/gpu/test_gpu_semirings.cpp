@@ -10,9 +10,23 @@
 namespace {
 
 const psv_type kTypes[] = {PSV_BOOL, PSV_INT32, PSV_INT64, PSV_FP32, PSV_FP64};
-const psv_op kAdds[] = {PSV_PLUS, PSV_TIMES, PSV_MIN, PSV_MAX, PSV_LOR, PSV_LAND, PSV_LXOR};
-const psv_op kMuls[] = {PSV_PLUS, PSV_TIMES, PSV_MIN, PSV_MAX, PSV_FIRST, PSV_SECOND,
-                        PSV_PAIR, PSV_LOR, PSV_LAND, PSV_LXOR, PSV_MINUS, PSV_DIV};
+// From the operator table: every monoid as add, every monoid or BINARY operator as multiply.
+#define PSV_OPERATOR(NAME, KIND, ON_BOOL, IDENTITY, EXPR) PSV_TEST_ADD_##KIND(PSV_##NAME)
+#define PSV_TEST_ADD_MONOID(op) op,
+#define PSV_TEST_ADD_BINARY(op)
+#define PSV_TEST_ADD_EWISE(op)
+const psv_op kAdds[] = {
+#include "core/operators.def"
+};
+#undef PSV_OPERATOR
+#define PSV_OPERATOR(NAME, KIND, ON_BOOL, IDENTITY, EXPR) PSV_TEST_MUL_##KIND(PSV_##NAME)
+#define PSV_TEST_MUL_MONOID(op) op,
+#define PSV_TEST_MUL_BINARY(op) op,
+#define PSV_TEST_MUL_EWISE(op)
+const psv_op kMuls[] = {
+#include "core/operators.def"
+};
+#undef PSV_OPERATOR
 
 struct Both {
     psv_context *cpu = nullptr, *gpu = nullptr;
