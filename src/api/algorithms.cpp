@@ -1,6 +1,6 @@
-// The extern "C" shims of the graph algorithms other than psv_pagerank (which is in api.cpp):
-// HITS, personalized PageRank, random walk with restart (single and batched). They validate,
-// then call the algorithms of src/algo, written once over the Backend interface.
+// The shims of the graph algorithms: PageRank (plain and personalized), HITS, random walk with
+// restart (single and batched). They validate, then call the algorithms of src/algo, written
+// once over the Backend interface and the context's AlgoSteps.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -29,6 +29,10 @@ void check_iteration(double tolerance, int32_t max_iterations) {
     if (max_iterations < 1) fail(PSV_ERROR_INVALID_VALUE, "max_iterations must be >= 1");
 }
 
+void check_damping(double damping) {
+    if (!(damping >= 0 && damping < 1)) fail(PSV_ERROR_INVALID_VALUE, "damping must be in [0, 1)");
+}
+
 void check_restart(double c) {
     if (!(c > 0 && c < 1)) fail(PSV_ERROR_INVALID_VALUE, "restart_c must be in (0, 1)");
 }
@@ -52,6 +56,30 @@ HitsForm hits_form(const Backend &be, const MatrixStore &A) {
 }  // namespace
 
 extern "C" {
+
+psv_status psv_pagerank(psv_vector **rank, int32_t *iterations, const psv_matrix *A, double damping,
+                        double tolerance, int32_t max_iterations) {
+    ContextCore *ctx = nullptr;
+    return guard("psv_pagerank", ctx, [&] {
+        check(A, "A", ctx);
+        need(rank, "rank");
+        std::lock_guard<std::recursive_mutex> g(ctx->mutex);
+        check_square(A, "PageRank");
+        check_damping(damping);
+        check_iteration(tolerance, max_iterations);
+        const MatrixStore &AT = effective_store(A, true);
+        Buffer r;
+        int32_t iters = 0;
+        const bool converged = pagerank(*ctx->backend, *ctx->steps, *A->store, AT, damping, tolerance, max_iterations, r, iters);
+        *rank = adopt_vector(A->ctx, PSV_FP32, A->store->nrows, std::move(r));
+        if (iterations) *iterations = iters;
+        if (!converged) {
+            note(ctx, "psv_pagerank: not converged after %d iterations", (int)iters);
+            return PSV_NOT_CONVERGED;
+        }
+        return PSV_SUCCESS;
+    });
+}
 
 psv_status psv_hits(psv_vector **hubs, psv_vector **authorities, int32_t *iterations,
                     const psv_matrix *A, double tolerance, int32_t max_iterations) {
@@ -109,7 +137,7 @@ psv_status psv_pagerank_personalized(psv_vector **rank, int32_t *iterations, con
         if (teleport->n != n)
             fail(PSV_ERROR_DIMENSION_MISMATCH, format("teleport has %lld entries; A has %lld vertices",
                                                       (long long)teleport->n, (long long)n));
-        if (!(damping >= 0 && damping < 1)) fail(PSV_ERROR_INVALID_VALUE, "damping must be in [0, 1)");
+        check_damping(damping);
         check_iteration(tolerance, max_iterations);
         Backend &be = *ctx->backend;
         // The teleport vector on the host: absent entries are 0; checked, normalized to sum 1.
