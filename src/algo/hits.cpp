@@ -19,8 +19,8 @@
 //     stacked 32 iterations 1.07-1.12 s, 0.73 s of it the build; the iterations alone 0.34 s
 //     against 0.16 s: an iteration costs about the same in both forms, the stacked form needs
 //     twice as many.
-// The stacked form stays available (PSV_HITS_FORM=stacked, read by psv_hits) for measurements
-// and for a backend where one launch of the larger product would win.
+// The stacked form stays available (set_hits_form, the internal interface of tests and
+// bench_algo) for measurements and for a backend where one launch of the larger product would win.
 #include <utility>
 #include <vector>
 

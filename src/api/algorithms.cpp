@@ -3,7 +3,6 @@
 // once over the Backend interface and the context's AlgoSteps.
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -42,13 +41,10 @@ void check_query(int64_t q, int64_t n, const char *name) {
         fail(PSV_ERROR_INVALID_INDEX, format("%s = %lld is not a vertex (n = %lld)", name, (long long)q, (long long)n));
 }
 
-// PSV_HITS_FORM=separate|stacked overrides the automatic choice (for measurements).
-HitsForm hits_form(const Backend &be, const MatrixStore &A) {
-    const char *e = std::getenv("PSV_HITS_FORM");
-    HitsForm f = HitsForm::Auto;
-    if (e && !std::strcmp(e, "stacked")) f = HitsForm::Stacked;
-    if (e && !std::strcmp(e, "separate")) f = HitsForm::Separate;
-    if (f == HitsForm::Auto) f = hits_auto_form(be, A);
+// The context's form (Auto: the automatic rule); the stacked matrix must fit the dimension limit.
+HitsForm hits_form(const ContextCore &ctx, const MatrixStore &A) {
+    HitsForm f = ctx.hits_form;
+    if (f == HitsForm::Auto) f = hits_auto_form(*ctx.backend, A);
     if (f == HitsForm::Stacked && 2 * A.nrows > kMaxDimension) f = HitsForm::Separate;
     return f;
 }
@@ -95,7 +91,7 @@ psv_status psv_hits(psv_vector **hubs, psv_vector **authorities, int32_t *iterat
         Buffer h, a;
         int32_t iters = 0;
         bool converged;
-        if (hits_form(be, *A->store) == HitsForm::Stacked) {
+        if (hits_form(*ctx, *A->store) == HitsForm::Stacked) {
             auto M = hits_stacked_matrix(be, *A->store);
             converged = hits_stacked(be, *ctx->steps, *M, tolerance, max_iterations, h, a, iters);
         } else {
@@ -239,3 +235,13 @@ psv_status psv_rwr_batch(float *relevance_host, int32_t *iterations, const psv_m
 }
 
 }  // extern "C"
+
+namespace psv {
+
+void set_hits_form(psv_context *c, HitsForm form) {
+    ContextCore *ctx = check_context(c, "ctx");
+    std::lock_guard<std::recursive_mutex> g(ctx->mutex);
+    ctx->hits_form = form;
+}
+
+}  // namespace psv
