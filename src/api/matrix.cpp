@@ -129,6 +129,7 @@ psv_status psv_matrix_info_get(const psv_matrix *A, psv_matrix_info *info) {
         std::lock_guard<std::recursive_mutex> g(ctx->mutex);
         psv_matrix_info tmp;
         A->store->info(tmp);
+        if (A->transpose) tmp.device_bytes += A->transpose->device_bytes();  // cached by A' products
         *info = tmp;
         return PSV_SUCCESS;
     });

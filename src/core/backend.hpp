@@ -34,6 +34,14 @@ public:
     // Rebuild the executable form with other options; on failure the old form is kept.
     virtual void rebuild(const FormatOptions &opt) = 0;
     virtual void info(psv_matrix_info &out) const = 0;
+    // Bytes the store holds in its backend's memory (psv_matrix_info.device_bytes, without a
+    // cached transpose). The default asks info(); a backend whose info() builds more than it
+    // keeps overrides it.
+    virtual int64_t device_bytes() const {
+        psv_matrix_info i;
+        info(i);
+        return i.device_bytes;
+    }
     virtual int32_t tile_count() const = 0;
     virtual void tile_info(int32_t tile, psv_tile_info &out) const = 0;
     // Tuples sorted by row then column into host arrays (any may be nullptr).
