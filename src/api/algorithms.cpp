@@ -49,6 +49,15 @@ HitsForm hits_form(const ContextCore &ctx, const MatrixStore &A) {
     return f;
 }
 
+// The status of a result already delivered: PSV_NOT_CONVERGED (with its message noted) where
+// the iteration limit was reached. iterations (may be NULL) receives the count run.
+psv_status delivered(ContextCore *ctx, const char *fn, bool converged, int32_t iters, int32_t *iterations) {
+    if (iterations) *iterations = iters;
+    if (converged) return PSV_SUCCESS;
+    note(ctx, "%s: not converged after %d iterations", fn, (int)iters);
+    return PSV_NOT_CONVERGED;
+}
+
 }  // namespace
 
 extern "C" {
@@ -68,12 +77,7 @@ psv_status psv_pagerank(psv_vector **rank, int32_t *iterations, const psv_matrix
         int32_t iters = 0;
         const bool converged = pagerank(*ctx->backend, *ctx->steps, *A->store, AT, damping, tolerance, max_iterations, r, iters);
         *rank = adopt_vector(A->ctx, PSV_FP32, A->store->nrows, std::move(r));
-        if (iterations) *iterations = iters;
-        if (!converged) {
-            note(ctx, "psv_pagerank: not converged after %d iterations", (int)iters);
-            return PSV_NOT_CONVERGED;
-        }
-        return PSV_SUCCESS;
+        return delivered(ctx, "psv_pagerank", converged, iters, iterations);
     });
 }
 
@@ -109,12 +113,7 @@ psv_status psv_hits(psv_vector **hubs, psv_vector **authorities, int32_t *iterat
         }
         *hubs = hv;
         *authorities = av;
-        if (iterations) *iterations = iters;
-        if (!converged) {
-            note(ctx, "psv_hits: not converged after %d iterations", (int)iters);
-            return PSV_NOT_CONVERGED;
-        }
-        return PSV_SUCCESS;
+        return delivered(ctx, "psv_hits", converged, iters, iterations);
     });
 }
 
@@ -161,12 +160,7 @@ psv_status psv_pagerank_personalized(psv_vector **rank, int32_t *iterations, con
         const bool converged = pagerank(be, *ctx->steps, *A->store, AT, damping, tolerance, max_iterations, r, iters,
                                         personal.as<float>());
         *rank = adopt_vector(A->ctx, PSV_FP32, n, std::move(r));
-        if (iterations) *iterations = iters;
-        if (!converged) {
-            note(ctx, "psv_pagerank_personalized: not converged after %d iterations", (int)iters);
-            return PSV_NOT_CONVERGED;
-        }
-        return PSV_SUCCESS;
+        return delivered(ctx, "psv_pagerank_personalized", converged, iters, iterations);
     });
 }
 
@@ -187,12 +181,7 @@ psv_status psv_rwr(psv_vector **relevance, int32_t *iterations, const psv_matrix
         int32_t iters = 0;
         const bool converged = rwr_single(be, *ctx->steps, graph, query, restart_c, tolerance, max_iterations, r, iters);
         *relevance = adopt_vector(A->ctx, PSV_FP32, A->store->nrows, std::move(r));
-        if (iterations) *iterations = iters;
-        if (!converged) {
-            note(ctx, "psv_rwr: not converged after %d iterations", (int)iters);
-            return PSV_NOT_CONVERGED;
-        }
-        return PSV_SUCCESS;
+        return delivered(ctx, "psv_rwr", converged, iters, iterations);
     });
 }
 
