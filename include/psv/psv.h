@@ -518,11 +518,11 @@ PSV_API psv_status psv_pagerank_personalized(psv_vector **rank, int32_t *iterati
  * Form: this "separate" form (two products per iteration, with A and its cached transpose) is
  * used on every backend. The paper's single-matrix form -- x = [a; h] <- [0 A'; A 0] x, one
  * product of a 2n x 2n matrix built at each call -- computes both halves from the previous x, so
- * it needs about twice the iterations (1.9x on wiki-Vote and cnr-2000) at about the same cost per
- * iteration: 2x slower in its iterations, 5-7x with its build (CPU backend). The environment
- * variable PSV_HITS_FORM=stacked forces it (PSV_HITS_FORM=separate the default), for
- * measurements; it then converges when ||x_k - x_{k-2}||_1 <= tolerance (x = [a; h], the
- * iterates two products apart), and agrees with the separate form within the tolerance.
+ * its iterates are two interleaved chains of the separate form: it needs about twice the
+ * iterations at about the same cost per iteration, plus the build of the 2n x 2n matrix. That
+ * stacked form stays inside the library, for measurements (this API does not select it); there
+ * it converges when ||x_k - x_{k-2}||_1 <= tolerance (x = [a; h], the iterates two products
+ * apart), and agrees with the separate form within the tolerance.
  * @param[out] hubs, authorities  new PSV_FP32 vectors of n values each, summing to 1 (caller
  *                         frees); untouched on error, delivered with PSV_NOT_CONVERGED
  * @param[out] iterations  iterations run (may be NULL)

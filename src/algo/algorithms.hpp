@@ -23,8 +23,13 @@ bool pagerank(Backend &be, AlgoSteps &st, const MatrixStore &A, const MatrixStor
 //           the separate form, so it needs about twice the iterations (see hits.cpp).
 enum class HitsForm { Auto, Separate, Stacked };
 
-// The form Auto resolves to on a backend (see hits.cpp for the measurements behind it).
+// The form Auto resolves to on a backend (see hits.cpp for the reason).
 HitsForm hits_auto_form(const Backend &be, const MatrixStore &A);
+
+// The form psv_hits uses on the context ctx (a live handle; Auto, the default: hits_auto_form).
+// Internal, for tests and measurements: the C API offers no choice of form. A stacked matrix
+// whose 2n rows exceed the dimension limit falls back to the separate form.
+void set_hits_form(psv_context *ctx, HitsForm form);
 
 // [0 A'; A 0] (2n x 2n pattern) built from A's tuples with A's format options.
 std::unique_ptr<MatrixStore> hits_stacked_matrix(Backend &be, const MatrixStore &A);

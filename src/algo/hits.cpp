@@ -1,7 +1,7 @@
 // HITS (Kleinberg) on the pattern of A: authorities a = A' h, hubs h = A a, each normalized to
 // sum 1 every iteration, h0 = a0 = 1/n, stop when ||a - a_prev||_1 + ||h - h_prev||_1 <= tol.
 //
-// Two forms, both written over the Backend interface:
+// Two forms, both written over the Backend's products and the AlgoSteps sum and normalize steps:
 //  - separate: a = A' h (on the cached transpose), normalize; h = A a with the NEW a,
 //    normalize. Per iteration: two products of nnz entries, two sums, two fused
 //    normalize+difference passes, one read-back of the two differences.
@@ -11,16 +11,11 @@
 //    from h0, the others the one started from a0): reaching a given accuracy takes about twice
 //    the iterations, each reading twice the entries -- about twice the work of the separate form.
 //    Its only gain is one kernel launch of a larger, sparser matrix instead of two.
-// Auto picks the separate form on every backend. Measured on the CPU backend, OMP_NUM_THREADS=2,
-// tolerance 1e-6 (tests/algo/bench_algo.c):
-//   wiki-Vote (idle 16-core host, wall): separate 14 iterations 4 ms; stacked 27 iterations
-//     20 ms, 14-16 ms of it building [0 A'; A 0] (+ 1 iteration).
-//   cnr-2000 (shared 2-core host, process CPU seconds): separate 16 iterations 0.16-0.17 s;
-//     stacked 32 iterations 1.07-1.12 s, 0.73 s of it the build; the iterations alone 0.34 s
-//     against 0.16 s: an iteration costs about the same in both forms, the stacked form needs
-//     twice as many.
-// The stacked form stays available (PSV_HITS_FORM=stacked, read by psv_hits) for measurements
-// and for a backend where one launch of the larger product would win.
+// Auto picks the separate form on every backend: an iteration costs about the same in both
+// forms, the stacked one needs about twice as many and builds [0 A'; A 0] at every call
+// (tests/algo/bench_algo.c times both; docs/design.md has the figures).
+// The stacked form stays available (set_hits_form, the internal interface of tests and
+// bench_algo) for measurements and for a backend where one launch of the larger product would win.
 #include <utility>
 #include <vector>
 

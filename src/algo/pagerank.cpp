@@ -1,6 +1,7 @@
-// PageRank as LAGraph's LAGr_PageRank defines it (see psv.h). Each iteration is three backend
-// calls -- scale by inverse out-degree (with the dangling sum), t = A' w (plus-second), and the
-// fused rank update with the L1 difference -- and one scalar read back: the convergence test.
+// PageRank as LAGraph's LAGr_PageRank defines it (see psv.h). Each iteration is three calls --
+// the step scaling by inverse out-degree (with the dangling sum, AlgoSteps::pagerank_scale), the
+// backend's product t = A' w (plus-second), and the step of the fused rank update with the L1
+// difference (AlgoSteps::pagerank_update) -- and one scalar read back: the convergence test.
 // Personalized PageRank passes a teleport vector (backend memory, summing to 1) to the update,
 // which then spreads both the teleport and the dangling rank by it.
 #include "algo/algorithms.hpp"

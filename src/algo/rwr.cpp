@@ -2,7 +2,7 @@
 //
 // W = S D^-1 is never formed: S is the symmetric pattern of A + A' and every iteration is
 //   U = R .* inv_degree (row scaling)  ->  T = S (+).(second) U  ->  R = c T + (1-c) E (fused with
-//   the per-query L1 differences),
+//   the per-query L1 differences: AlgoSteps::rwr_update),
 // and one read-back of the k convergence scalars. k > 1 queries take the k-vector product
 // (Backend::spmm_pattern), so the matrix is read once per iteration for all of them (see product()
 // for k = 1).

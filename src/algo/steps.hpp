@@ -33,7 +33,7 @@ public:
                             const int64_t *queries_host, double *diffs) = 0;
 };
 
-// The steps of a backend, for that backend (create_cuda_algo_steps throws
+// The steps of a backend, for that backend (cuda::create_algo_steps throws
 // PSV_ERROR_BACKEND_UNAVAILABLE where CUDA is not built).
 std::unique_ptr<AlgoSteps> create_cpu_algo_steps(Backend &cpu);
 namespace cuda {

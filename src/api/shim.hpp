@@ -1,4 +1,6 @@
-// Shared by the C shims: the exception -> status guard and handle validation.
+// Shared by the C shims (one file per API family in src/api: status, context, semiring, matrix,
+// vector, mxv, algorithms): the exception -> status guard, handle validation, and the helpers
+// that create objects.
 #pragma once
 #include <memory>
 #include <new>
@@ -98,6 +100,16 @@ inline const MatrixStore &effective_store(const psv_matrix *A, bool transpose) {
     return *m->transpose;
 }
 
+// ---- shared by several families (shim.cpp) ----
+
+void check_type(psv_type t);
+// An option's value within its domain (PSV_ERROR_INVALID_VALUE otherwise).
+void check_option(psv_option option, int64_t value);
+// Stores a checked option's value into o.
+void set_option(FormatOptions &o, psv_option option, int64_t value);
+
+// A new registered matrix of core's backend, built from csr with the context's default options.
+psv_matrix *new_matrix(const std::shared_ptr<ContextCore> &core, CsrHost &&csr);
 // A new registered vector of n entries, none present.
 psv_vector *new_vector(const std::shared_ptr<ContextCore> &core, psv_type type, int64_t n);
 // A new registered, full vector owning `values` (n entries of type).

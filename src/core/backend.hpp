@@ -1,7 +1,10 @@
 // One operation, one signature, several backends (Ginkgo's layering): the Backend interface
-// declares every kernel psv needs once; src/cpu implements it with OpenMP and cuda/ with CUDA.
-// The C shims (src/api) validate arguments and the algorithms (src/algo) are written once above
-// this interface.
+// declares once what every backend provides -- memory, vector operations, products (spmv, assign,
+// the k-vector pattern product) and the construction of matrices (MatrixStore) -- and src/cpu
+// implements it with OpenMP, cuda/ with CUDA. The graph algorithms' per-iteration vector steps
+// are a separate interface, AlgoSteps (src/algo/steps.hpp), implemented by each backend too.
+// The C shims (src/api) validate arguments; the algorithms (src/algo) are written once above
+// these two interfaces.
 //
 // Pointers passed to a Backend's vector and matrix operations live in that backend's memory
 // space (device memory for CUDA) unless their name ends in _host. A presence array (uint8_t, one
@@ -34,6 +37,14 @@ public:
     // Rebuild the executable form with other options; on failure the old form is kept.
     virtual void rebuild(const FormatOptions &opt) = 0;
     virtual void info(psv_matrix_info &out) const = 0;
+    // Bytes the store holds in its backend's memory (psv_matrix_info.device_bytes, without a
+    // cached transpose). The default asks info(); a backend whose info() builds more than it
+    // keeps overrides it.
+    virtual int64_t device_bytes() const {
+        psv_matrix_info i;
+        info(i);
+        return i.device_bytes;
+    }
     virtual int32_t tile_count() const = 0;
     virtual void tile_info(int32_t tile, psv_tile_info &out) const = 0;
     // Tuples sorted by row then column into host arrays (any may be nullptr).

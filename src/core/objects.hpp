@@ -9,6 +9,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "algo/algorithms.hpp"
 #include "algo/steps.hpp"
 #include "core/backend.hpp"
 #include "core/error.hpp"
@@ -30,6 +31,7 @@ struct ContextCore {
     std::unique_ptr<Backend> backend;
     std::unique_ptr<AlgoSteps> steps;  // the algorithms' steps on that backend
     FormatOptions defaults;
+    HitsForm hits_form = HitsForm::Auto;  // psv_hits's form (set_hits_form: tests, measurements)
     std::recursive_mutex mutex;  // serializes calls on this context
     std::atomic<bool> alive{true};
     std::mutex error_mutex;

@@ -71,6 +71,7 @@ void CpuMatrix::info(psv_matrix_info &o) const {
         o.max_col_length = (int32_t)cl[form.col_order[0]];
     }
     o.build_seconds = build_seconds;
+    o.device_bytes = device_bytes();
 }
 
 void CpuMatrix::tile_info(int32_t tile, psv_tile_info &o) const {

@@ -34,6 +34,11 @@ public:
     }
     void rebuild(const FormatOptions &opt) override;
     void info(psv_matrix_info &out) const override;
+    // Its CSR and its tile-composite form (kept whatever the kernel: both run on the host).
+    int64_t device_bytes() const override {
+        return (int64_t)(csr.row_ptr.size() * sizeof(int64_t) + csr.col.size() * sizeof(int32_t) +
+                         csr.values.size()) + form.bytes();
+    }
     int32_t tile_count() const override { return (int32_t)form.tiles.size(); }
     void tile_info(int32_t tile, psv_tile_info &out) const override;
     void extract_tuples(int64_t *rows, int64_t *cols, void *values) const override;

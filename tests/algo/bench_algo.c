@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "hits_form.h"
 #include "psv/psv.h"
 
 static double now(void) {
@@ -31,10 +32,13 @@ static double cpu_now(void) {
         }                                                                                       \
     } while (0)
 
-static void hits(psv_matrix *A, const char *form, double tol) {
+static void hits(psv_context *ctx, psv_matrix *A, const char *form, double tol) {
     psv_vector *h, *a;
     int32_t it;
-    setenv("PSV_HITS_FORM", form, 1);
+    if (test_set_hits_form(ctx, form) != 0) {
+        fprintf(stderr, "cannot choose the HITS form %s\n", form);
+        exit(1);
+    }
     /* setup: the transpose (cached on A after the first call) or [0 A'; A 0] (built per call),
      * plus one iteration */
     double t0 = now(), c0 = cpu_now();
@@ -71,8 +75,8 @@ int main(int argc, char **argv) {
     printf("%s: n %lld, nnz %lld, read %.2f s\n", argv[1], (long long)n, (long long)nnz, now() - t0);
 
     for (int rep = 0; rep < 2; ++rep) {
-        hits(A, "separate", 1e-6);
-        hits(A, "stacked", 1e-6);
+        hits(ctx, A, "separate", 1e-6);
+        hits(ctx, A, "stacked", 1e-6);
     }
 
     int64_t *q = malloc((size_t)k * sizeof(int64_t));

@@ -1,9 +1,10 @@
 /* psv_hits against float64 references (tools/reference/make_refs.py: power iteration to 1e-14,
  * cross-checked with networkx.hits) on real and hand-made graphs, in both internal forms
- * (separate and the paper's stacked [0 A'; A 0]), plus its error paths. */
-#define _POSIX_C_SOURCE 200112L
+ * (separate and the paper's stacked [0 A'; A 0], chosen through the internal interface:
+ * hits_form.h), plus its error paths. */
 #include <stdlib.h>
 
+#include "hits_form.h"
 #include "ref.h"
 
 #define TOL 1e-6
@@ -24,7 +25,7 @@ static void run_graph(psv_context *ctx, const ref_graph *g, const char *form) {
         ref_free(&r);
         return;
     }
-    setenv("PSV_HITS_FORM", form, 1);
+    REQUIRE(test_set_hits_form(ctx, form) == 0);
     psv_vector *h = NULL, *a = NULL;
     int32_t it = -1;
     psv_status s = psv_hits(&h, &a, &it, A, TOL, MAXIT);
@@ -50,7 +51,7 @@ static void run_graph(psv_context *ctx, const ref_graph *g, const char *form) {
     psv_vector_free(&a);
     psv_matrix_free(&A);
     ref_free(&r);
-    unsetenv("PSV_HITS_FORM");
+    REQUIRE(test_set_hits_form(ctx, "auto") == 0);
 }
 
 static void errors(psv_context *ctx) {

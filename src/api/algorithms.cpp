@@ -1,9 +1,8 @@
-// The extern "C" shims of the graph algorithms other than psv_pagerank (which is in api.cpp):
-// HITS, personalized PageRank, random walk with restart (single and batched). They validate,
-// then call the algorithms of src/algo, written once over the Backend interface.
+// The shims of the graph algorithms: PageRank (plain and personalized), HITS, random walk with
+// restart (single and batched). They validate, then call the algorithms of src/algo, written
+// once over the Backend interface and the context's AlgoSteps.
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -29,6 +28,10 @@ void check_iteration(double tolerance, int32_t max_iterations) {
     if (max_iterations < 1) fail(PSV_ERROR_INVALID_VALUE, "max_iterations must be >= 1");
 }
 
+void check_damping(double damping) {
+    if (!(damping >= 0 && damping < 1)) fail(PSV_ERROR_INVALID_VALUE, "damping must be in [0, 1)");
+}
+
 void check_restart(double c) {
     if (!(c > 0 && c < 1)) fail(PSV_ERROR_INVALID_VALUE, "restart_c must be in (0, 1)");
 }
@@ -38,20 +41,45 @@ void check_query(int64_t q, int64_t n, const char *name) {
         fail(PSV_ERROR_INVALID_INDEX, format("%s = %lld is not a vertex (n = %lld)", name, (long long)q, (long long)n));
 }
 
-// PSV_HITS_FORM=separate|stacked overrides the automatic choice (for measurements).
-HitsForm hits_form(const Backend &be, const MatrixStore &A) {
-    const char *e = std::getenv("PSV_HITS_FORM");
-    HitsForm f = HitsForm::Auto;
-    if (e && !std::strcmp(e, "stacked")) f = HitsForm::Stacked;
-    if (e && !std::strcmp(e, "separate")) f = HitsForm::Separate;
-    if (f == HitsForm::Auto) f = hits_auto_form(be, A);
+// The context's form (Auto: the automatic rule); the stacked matrix must fit the dimension limit.
+HitsForm hits_form(const ContextCore &ctx, const MatrixStore &A) {
+    HitsForm f = ctx.hits_form;
+    if (f == HitsForm::Auto) f = hits_auto_form(*ctx.backend, A);
     if (f == HitsForm::Stacked && 2 * A.nrows > kMaxDimension) f = HitsForm::Separate;
     return f;
+}
+
+// The status of a result already delivered: PSV_NOT_CONVERGED (with its message noted) where
+// the iteration limit was reached. iterations (may be NULL) receives the count run.
+psv_status delivered(ContextCore *ctx, const char *fn, bool converged, int32_t iters, int32_t *iterations) {
+    if (iterations) *iterations = iters;
+    if (converged) return PSV_SUCCESS;
+    note(ctx, "%s: not converged after %d iterations", fn, (int)iters);
+    return PSV_NOT_CONVERGED;
 }
 
 }  // namespace
 
 extern "C" {
+
+psv_status psv_pagerank(psv_vector **rank, int32_t *iterations, const psv_matrix *A, double damping,
+                        double tolerance, int32_t max_iterations) {
+    ContextCore *ctx = nullptr;
+    return guard("psv_pagerank", ctx, [&] {
+        check(A, "A", ctx);
+        need(rank, "rank");
+        std::lock_guard<std::recursive_mutex> g(ctx->mutex);
+        check_square(A, "PageRank");
+        check_damping(damping);
+        check_iteration(tolerance, max_iterations);
+        const MatrixStore &AT = effective_store(A, true);
+        Buffer r;
+        int32_t iters = 0;
+        const bool converged = pagerank(*ctx->backend, *ctx->steps, *A->store, AT, damping, tolerance, max_iterations, r, iters);
+        *rank = adopt_vector(A->ctx, PSV_FP32, A->store->nrows, std::move(r));
+        return delivered(ctx, "psv_pagerank", converged, iters, iterations);
+    });
+}
 
 psv_status psv_hits(psv_vector **hubs, psv_vector **authorities, int32_t *iterations,
                     const psv_matrix *A, double tolerance, int32_t max_iterations) {
@@ -67,7 +95,7 @@ psv_status psv_hits(psv_vector **hubs, psv_vector **authorities, int32_t *iterat
         Buffer h, a;
         int32_t iters = 0;
         bool converged;
-        if (hits_form(be, *A->store) == HitsForm::Stacked) {
+        if (hits_form(*ctx, *A->store) == HitsForm::Stacked) {
             auto M = hits_stacked_matrix(be, *A->store);
             converged = hits_stacked(be, *ctx->steps, *M, tolerance, max_iterations, h, a, iters);
         } else {
@@ -85,12 +113,7 @@ psv_status psv_hits(psv_vector **hubs, psv_vector **authorities, int32_t *iterat
         }
         *hubs = hv;
         *authorities = av;
-        if (iterations) *iterations = iters;
-        if (!converged) {
-            note(ctx, "psv_hits: not converged after %d iterations", (int)iters);
-            return PSV_NOT_CONVERGED;
-        }
-        return PSV_SUCCESS;
+        return delivered(ctx, "psv_hits", converged, iters, iterations);
     });
 }
 
@@ -109,7 +132,7 @@ psv_status psv_pagerank_personalized(psv_vector **rank, int32_t *iterations, con
         if (teleport->n != n)
             fail(PSV_ERROR_DIMENSION_MISMATCH, format("teleport has %lld entries; A has %lld vertices",
                                                       (long long)teleport->n, (long long)n));
-        if (!(damping >= 0 && damping < 1)) fail(PSV_ERROR_INVALID_VALUE, "damping must be in [0, 1)");
+        check_damping(damping);
         check_iteration(tolerance, max_iterations);
         Backend &be = *ctx->backend;
         // The teleport vector on the host: absent entries are 0; checked, normalized to sum 1.
@@ -137,12 +160,7 @@ psv_status psv_pagerank_personalized(psv_vector **rank, int32_t *iterations, con
         const bool converged = pagerank(be, *ctx->steps, *A->store, AT, damping, tolerance, max_iterations, r, iters,
                                         personal.as<float>());
         *rank = adopt_vector(A->ctx, PSV_FP32, n, std::move(r));
-        if (iterations) *iterations = iters;
-        if (!converged) {
-            note(ctx, "psv_pagerank_personalized: not converged after %d iterations", (int)iters);
-            return PSV_NOT_CONVERGED;
-        }
-        return PSV_SUCCESS;
+        return delivered(ctx, "psv_pagerank_personalized", converged, iters, iterations);
     });
 }
 
@@ -163,12 +181,7 @@ psv_status psv_rwr(psv_vector **relevance, int32_t *iterations, const psv_matrix
         int32_t iters = 0;
         const bool converged = rwr_single(be, *ctx->steps, graph, query, restart_c, tolerance, max_iterations, r, iters);
         *relevance = adopt_vector(A->ctx, PSV_FP32, A->store->nrows, std::move(r));
-        if (iterations) *iterations = iters;
-        if (!converged) {
-            note(ctx, "psv_rwr: not converged after %d iterations", (int)iters);
-            return PSV_NOT_CONVERGED;
-        }
-        return PSV_SUCCESS;
+        return delivered(ctx, "psv_rwr", converged, iters, iterations);
     });
 }
 
@@ -211,3 +224,13 @@ psv_status psv_rwr_batch(float *relevance_host, int32_t *iterations, const psv_m
 }
 
 }  // extern "C"
+
+namespace psv {
+
+void set_hits_form(psv_context *c, HitsForm form) {
+    ContextCore *ctx = check_context(c, "ctx");
+    std::lock_guard<std::recursive_mutex> g(ctx->mutex);
+    ctx->hits_form = form;
+}
+
+}  // namespace psv

@@ -1,0 +1,86 @@
+// The shims of contexts: backend availability, creation (a backend and its algorithm steps),
+// free, the last error, the backend kind and default options.
+#include "api/shim.hpp"
+
+using namespace psv;
+using namespace psv::api;
+
+extern "C" {
+
+int32_t psv_backend_available(psv_backend backend) {
+    switch (backend) {
+    case PSV_BACKEND_CPU:
+    case PSV_BACKEND_AUTO: return 1;
+    case PSV_BACKEND_CUDA:
+        try {
+            return cuda_backend_available() ? 1 : 0;
+        } catch (...) {
+            return 0;
+        }
+    default: return 0;
+    }
+}
+
+psv_status psv_context_create(psv_backend backend, int32_t device, psv_context **out) {
+    ContextCore *ctx = nullptr;
+    return guard("psv_context_create", ctx, [&] {
+        need(out, "ctx");
+        if (backend < PSV_BACKEND_AUTO || backend > PSV_BACKEND_CUDA)
+            fail(PSV_ERROR_INVALID_VALUE, format("%d is not a psv_backend", (int)backend));
+        if (device < 0) fail(PSV_ERROR_INVALID_VALUE, "device must be >= 0");
+        auto core = std::make_shared<ContextCore>();
+        if (backend == PSV_BACKEND_CPU || (backend == PSV_BACKEND_AUTO && !cuda_backend_available()))
+            core->backend = create_cpu_backend();
+        else
+            core->backend = create_cuda_backend(device);
+        core->steps = create_algo_steps(*core->backend);
+        auto c = std::make_unique<psv_context_s>();
+        c->core = std::move(core);
+        registry_add(c.get(), Kind::Context);
+        *out = c.release();
+        return PSV_SUCCESS;
+    });
+}
+
+void psv_context_free(psv_context **ctx) {
+    if (!ctx || !*ctx) return;
+    psv_context *c = *ctx;
+    if (!registry_has(c, Kind::Context)) return;  // freed or garbage: nothing to do
+    registry_remove(c);
+    {
+        std::lock_guard<std::recursive_mutex> g(c->core->mutex);
+        c->core->alive = false;
+    }
+    c->magic = kMagicFreed;
+    delete c;
+    *ctx = nullptr;
+}
+
+const char *psv_context_last_error(const psv_context *ctx) {
+    if (!ctx) return "(NULL context)";
+    if (!registry_has(ctx, Kind::Context) || ctx->magic != kMagicContext) return "(not a live psv_context)";
+    return ctx->core->last_error();
+}
+
+psv_status psv_context_backend(const psv_context *c, psv_backend *backend) {
+    ContextCore *ctx = nullptr;
+    return guard("psv_context_backend", ctx, [&] {
+        ctx = check_context(c, "ctx");
+        need(backend, "backend");
+        *backend = ctx->backend->kind();
+        return PSV_SUCCESS;
+    });
+}
+
+psv_status psv_context_set_option(psv_context *c, psv_option option, int64_t value) {
+    ContextCore *ctx = nullptr;
+    return guard("psv_context_set_option", ctx, [&] {
+        ctx = check_context(c, "ctx");
+        std::lock_guard<std::recursive_mutex> g(ctx->mutex);
+        check_option(option, value);
+        set_option(ctx->defaults, option, value);
+        return PSV_SUCCESS;
+    });
+}
+
+}  // extern "C"

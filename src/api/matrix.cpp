@@ -1,0 +1,153 @@
+// The shims of matrices: build from tuples, read from a file, free, the dimension queries,
+// tuples out, per-matrix options, and the description of its form (info, tile info).
+#include <vector>
+
+#include "api/shim.hpp"
+#include "core/csr_build.hpp"
+#include "io/read.hpp"
+
+using namespace psv;
+using namespace psv::api;
+
+extern "C" {
+
+psv_status psv_matrix_build(psv_context *c, psv_type type, int64_t nrows, int64_t ncols,
+                            int64_t nvals, const int64_t *rows, const int64_t *cols,
+                            const void *values, psv_op dup, psv_matrix **A) {
+    ContextCore *ctx = nullptr;
+    return guard("psv_matrix_build", ctx, [&] {
+        ctx = check_context(c, "ctx");
+        need(A, "A");
+        std::lock_guard<std::recursive_mutex> g(ctx->mutex);
+        check_type(type);
+        if (nrows < 0 || ncols < 0 || nrows > kMaxDimension || ncols > kMaxDimension)
+            fail(PSV_ERROR_INVALID_VALUE, format("dimensions %lld x %lld outside 0 .. 2^31-1", (long long)nrows, (long long)ncols));
+        if (nvals < 0) fail(PSV_ERROR_INVALID_VALUE, "nvals is negative");
+        if (nvals > 0) {
+            need(rows, "rows");
+            need(cols, "cols");
+        }
+        if (dup != PSV_NOOP && !valid_binary_op(dup))
+            fail(PSV_ERROR_INVALID_VALUE, format("dup: %d is not a binary operator", (int)dup));
+        CsrHost csr = build_csr(nrows, ncols, nvals, rows, cols, values, type, dup);
+        *A = new_matrix(c->core, std::move(csr));
+        return PSV_SUCCESS;
+    });
+}
+
+psv_status psv_matrix_read(psv_context *c, const char *path, psv_matrix **A) {
+    ContextCore *ctx = nullptr;
+    return guard("psv_matrix_read", ctx, [&] {
+        ctx = check_context(c, "ctx");
+        need(path, "path");
+        need(A, "A");
+        std::lock_guard<std::recursive_mutex> g(ctx->mutex);
+        Coo coo = io::read_file(path, ctx->defaults.progress);
+        const int64_t nvals = (int64_t)coo.rows.size();
+        const void *values = nullptr;
+        if (!coo.pattern) {
+            if (coo.type == PSV_FP64) values = coo.fvalues.data();
+            else if (coo.type == PSV_INT64) values = coo.ivalues.data();
+            else fail(PSV_ERROR_PANIC, "reader produced an unexpected value type");
+        }
+        CsrHost csr = build_csr(coo.nrows, coo.ncols, nvals, coo.rows.data(), coo.cols.data(), values,
+                                coo.type, coo.dup);
+        std::vector<int64_t>().swap(coo.rows);  // release the tuples before building the form
+        std::vector<int64_t>().swap(coo.cols);
+        std::vector<double>().swap(coo.fvalues);
+        std::vector<int64_t>().swap(coo.ivalues);
+        *A = new_matrix(c->core, std::move(csr));
+        return PSV_SUCCESS;
+    });
+}
+
+void psv_matrix_free(psv_matrix **A) {
+    if (!A || !*A || !registry_has(*A, Kind::Matrix)) return;
+    psv_matrix *m = *A;
+    registry_remove(m);
+    {
+        std::lock_guard<std::recursive_mutex> g(m->ctx->mutex);
+        m->magic = kMagicFreed;
+        m->transpose.reset();
+        m->store.reset();
+    }
+    delete m;
+    *A = nullptr;
+}
+
+#define PSV_MATRIX_QUERY(NAME, TYPE, EXPR)                                   \
+    psv_status NAME(const psv_matrix *A, TYPE *out) {                         \
+        ContextCore *ctx = nullptr;                                           \
+        return guard(#NAME, ctx, [&] {                                        \
+            check(A, "A", ctx);                                               \
+            need(out, "output");                                              \
+            *out = (TYPE)(EXPR);                                              \
+            return PSV_SUCCESS;                                               \
+        });                                                                   \
+    }
+PSV_MATRIX_QUERY(psv_matrix_nrows, int64_t, A->store->nrows)
+PSV_MATRIX_QUERY(psv_matrix_ncols, int64_t, A->store->ncols)
+PSV_MATRIX_QUERY(psv_matrix_nvals, int64_t, A->store->nvals)
+PSV_MATRIX_QUERY(psv_matrix_type, psv_type, A->store->type)
+PSV_MATRIX_QUERY(psv_matrix_is_pattern, int32_t, A->store->pattern ? 1 : 0)
+#undef PSV_MATRIX_QUERY
+
+psv_status psv_matrix_extract_tuples(const psv_matrix *A, int64_t *rows, int64_t *cols, void *values,
+                                     int64_t *n) {
+    ContextCore *ctx = nullptr;
+    return guard("psv_matrix_extract_tuples", ctx, [&] {
+        check(A, "A", ctx);
+        need(n, "n");
+        std::lock_guard<std::recursive_mutex> g(ctx->mutex);
+        if (*n < A->store->nvals)
+            fail(PSV_ERROR_INSUFFICIENT_SPACE, format("capacity %lld < %lld entries", (long long)*n, (long long)A->store->nvals));
+        A->store->extract_tuples(rows, cols, values);
+        *n = A->store->nvals;
+        return PSV_SUCCESS;
+    });
+}
+
+psv_status psv_matrix_set_option(psv_matrix *A, psv_option option, int64_t value) {
+    ContextCore *ctx = nullptr;
+    return guard("psv_matrix_set_option", ctx, [&] {
+        check(A, "A", ctx);
+        std::lock_guard<std::recursive_mutex> g(ctx->mutex);
+        check_option(option, value);
+        FormatOptions o = A->store->options;
+        set_option(o, option, value);
+        A->store->rebuild(o);
+        A->transpose.reset();
+        return PSV_SUCCESS;
+    });
+}
+
+psv_status psv_matrix_info_get(const psv_matrix *A, psv_matrix_info *info) {
+    ContextCore *ctx = nullptr;
+    return guard("psv_matrix_info_get", ctx, [&] {
+        check(A, "A", ctx);
+        need(info, "info");
+        std::lock_guard<std::recursive_mutex> g(ctx->mutex);
+        psv_matrix_info tmp;
+        A->store->info(tmp);
+        if (A->transpose) tmp.device_bytes += A->transpose->device_bytes();  // cached by A' products
+        *info = tmp;
+        return PSV_SUCCESS;
+    });
+}
+
+psv_status psv_matrix_tile_info(const psv_matrix *A, int32_t tile, psv_tile_info *info) {
+    ContextCore *ctx = nullptr;
+    return guard("psv_matrix_tile_info", ctx, [&] {
+        check(A, "A", ctx);
+        need(info, "info");
+        std::lock_guard<std::recursive_mutex> g(ctx->mutex);
+        if (tile < 0 || tile >= A->store->tile_count())
+            fail(PSV_ERROR_INVALID_INDEX, format("tile %d of %d", (int)tile, (int)A->store->tile_count()));
+        psv_tile_info tmp;
+        A->store->tile_info(tile, tmp);
+        *info = tmp;
+        return PSV_SUCCESS;
+    });
+}
+
+}  // extern "C"
