@@ -1,6 +1,7 @@
 // The helpers that several API families share (declared in shim.hpp): option checks, and the
 // creation of registered matrices and vectors.
 #include "api/shim.hpp"
+#include "core/kernels.h"
 
 namespace psv {
 namespace api {
@@ -21,7 +22,7 @@ void check_option(psv_option option, int64_t value) {
         if (value < 0 || value > INT32_MAX) fail(PSV_ERROR_INVALID_VALUE, "workload size must be 0 (autotune) or positive");
         return;
     case PSV_OPT_KERNEL:
-        if (value < PSV_KERNEL_AUTO || value > PSV_KERNEL_CSR) fail(PSV_ERROR_INVALID_VALUE, "unknown PSV_KERNEL_* value");
+        if (!psv_kernel_known(value)) fail(PSV_ERROR_INVALID_VALUE, "unknown PSV_KERNEL_* value");
         return;
     case PSV_OPT_PROGRESS:
         if (value != 0 && value != 1) fail(PSV_ERROR_INVALID_VALUE, "progress is 0 or 1");
