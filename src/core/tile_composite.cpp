@@ -101,169 +101,222 @@ struct Segments {
     std::vector<int64_t> start, len;
 };
 
-}  // namespace
+// Stage 1: the columns ranked by length (longest first).
+struct Ranking {
+    std::vector<int32_t> col_order;  // rank -> column
+    std::vector<int32_t> rank_of;    // column -> rank
+    std::vector<int64_t> ranked_len; // rank -> column length
+};
 
-TileComposite build_tile_composite(const CsrHost &A, int64_t tile_width, int64_t max_tiles,
-                                   int64_t workload_size, const PerfModel &model) {
-    if (tile_width <= 0) fail(PSV_ERROR_INVALID_VALUE, "tile width must be positive");
-    TileComposite F;
-    F.nrows = A.nrows;
-    F.ncols = A.ncols;
-    F.nvals = A.nvals();
-    F.type = A.type;
-    F.pattern = A.pattern;
-    F.tile_width = tile_width;
-    const int64_t nnz = F.nvals;
-    const size_t vs = A.pattern ? 0 : type_size(A.type);
-
-    // 1. rank the columns by length
+Ranking rank_columns(const CsrHost &A) {
+    Ranking R;
     std::vector<int64_t> col_len((size_t)A.ncols, 0);
-    for (int64_t e = 0; e < nnz; ++e) col_len[(size_t)A.col[e]]++;
-    F.col_order = rank_by_length(col_len);
-    std::vector<int32_t> rank_of((size_t)A.ncols);
-    std::vector<int64_t> ranked_len((size_t)A.ncols);
+    for (int64_t e = 0; e < A.nvals(); ++e) col_len[(size_t)A.col[e]]++;
+    R.col_order = rank_by_length(col_len);
+    R.rank_of.resize((size_t)A.ncols);
+    R.ranked_len.resize((size_t)A.ncols);
     for (int64_t k = 0; k < A.ncols; ++k) {
-        rank_of[F.col_order[k]] = (int32_t)k;
-        ranked_len[k] = col_len[F.col_order[k]];
+        R.rank_of[R.col_order[k]] = (int32_t)k;
+        R.ranked_len[k] = col_len[R.col_order[k]];
     }
+    return R;
+}
 
-    // 2. Algorithm 1: dense tiles, then the sparse remainder
-    F.dense_tiles = A.ncols > 0 ? count_dense_tiles(ranked_len.data(), A.ncols, tile_width, max_tiles) : 0;
-    const int64_t dense_cols = (int64_t)F.dense_tiles * tile_width;
-    const int32_t ntiles_all = F.dense_tiles + 1;
-    auto tile_of_rank = [&](int64_t r) -> int32_t {
-        return r < dense_cols ? (int32_t)(r / tile_width) : F.dense_tiles;
-    };
+// Stage 2 (Algorithm 1): dense tiles of tile_width ranked columns, then the sparse remainder.
+struct TileSelection {
+    int64_t ncols = 0, tile_width = 0;
+    int32_t dense_tiles = 0;
+    int64_t dense_cols = 0;
+    int32_t ntiles_all = 1;  // the dense tiles and the sparse one
 
-    // 3. entries bucketed by tile (rows ascending, ranks ascending within a row), each holding its
-    //    tile-local column at the tile's index width, plus each tile's row segments. The buckets
-    //    of 16-bit tiles take 2 bytes an entry: a pattern costs 2-4 bytes an entry here.
-    std::vector<int64_t> tile_count((size_t)ntiles_all + 1, 0);
-    for (int64_t e = 0; e < nnz; ++e) tile_count[(size_t)tile_of_rank(rank_of[A.col[e]]) + 1]++;
-    for (int32_t t = 0; t < ntiles_all; ++t) tile_count[t + 1] += tile_count[t];
-    auto tile_cols = [&](int32_t t, int64_t &cb, int64_t &ce) {
-        cb = t < F.dense_tiles ? (int64_t)t * tile_width : dense_cols;
-        ce = t < F.dense_tiles ? cb + tile_width : A.ncols;
-    };
-    std::vector<int32_t> bits((size_t)ntiles_all);
-    std::vector<int64_t> bucket((size_t)ntiles_all), col_begin((size_t)ntiles_all);
+    int32_t tile_of_rank(int64_t r) const {
+        return r < dense_cols ? (int32_t)(r / tile_width) : dense_tiles;
+    }
+    // The ranks [cb, ce) of tile t.
+    void tile_cols(int32_t t, int64_t &cb, int64_t &ce) const {
+        cb = t < dense_tiles ? (int64_t)t * tile_width : dense_cols;
+        ce = t < dense_tiles ? cb + tile_width : ncols;
+    }
+};
+
+TileSelection select_tiles(const Ranking &R, int64_t ncols, int64_t tile_width, int64_t max_tiles) {
+    TileSelection S;
+    S.ncols = ncols;
+    S.tile_width = tile_width;
+    S.dense_tiles = ncols > 0 ? count_dense_tiles(R.ranked_len.data(), ncols, tile_width, max_tiles) : 0;
+    S.dense_cols = (int64_t)S.dense_tiles * tile_width;
+    S.ntiles_all = S.dense_tiles + 1;
+    return S;
+}
+
+// Stage 3: entries bucketed by tile (rows ascending, ranks ascending within a row), each holding
+// its tile-local column at the tile's index width, plus each tile's row segments. The buckets of
+// 16-bit tiles take 2 bytes an entry: a pattern costs 2-4 bytes an entry here.
+struct Buckets {
+    std::vector<int64_t> tile_count;  // prefix sums of the entries per tile
+    std::vector<int32_t> bits;        // index width per tile
+    std::vector<int64_t> bucket;      // each tile's first position in b16 or b32
+    std::vector<int64_t> col_begin;   // each tile's first rank
+    std::vector<uint16_t> b16;
+    std::vector<uint32_t> b32;
+    std::vector<int64_t> b_src;       // value positions: not needed for a pattern
+    std::vector<Segments> segs;
+};
+
+// Tile sizes, index widths and bucket offsets (the first pass of stage 3).
+void size_buckets(const CsrHost &A, const Ranking &R, const TileSelection &S, Buckets &B) {
+    const int32_t ntiles_all = S.ntiles_all;
+    B.tile_count.assign((size_t)ntiles_all + 1, 0);
+    for (int64_t e = 0; e < A.nvals(); ++e)
+        B.tile_count[(size_t)S.tile_of_rank(R.rank_of[A.col[e]]) + 1]++;
+    for (int32_t t = 0; t < ntiles_all; ++t) B.tile_count[t + 1] += B.tile_count[t];
+    B.bits.resize((size_t)ntiles_all);
+    B.bucket.resize((size_t)ntiles_all);
+    B.col_begin.resize((size_t)ntiles_all);
     int64_t n16 = 0, n32 = 0;
     for (int32_t t = 0; t < ntiles_all; ++t) {
         int64_t cb, ce;
-        tile_cols(t, cb, ce);
-        col_begin[t] = cb;
-        bits[t] = (ce - cb) < 65535 ? 16 : 32;
-        int64_t &n = bits[t] == 16 ? n16 : n32;
-        bucket[t] = n;
-        n += tile_count[t + 1] - tile_count[t];
+        S.tile_cols(t, cb, ce);
+        B.col_begin[t] = cb;
+        B.bits[t] = (ce - cb) < 65535 ? 16 : 32;
+        int64_t &n = B.bits[t] == 16 ? n16 : n32;
+        B.bucket[t] = n;
+        n += B.tile_count[t + 1] - B.tile_count[t];
     }
-    std::vector<uint16_t> b16((size_t)n16);
-    std::vector<uint32_t> b32((size_t)n32);
-    std::vector<int64_t> b_src(vs ? (size_t)nnz : 0);  // value positions: not needed for a pattern
-    std::vector<Segments> segs((size_t)ntiles_all);
-    {
-        std::vector<int64_t> next((size_t)ntiles_all, 0);
-        std::vector<std::pair<int32_t, int64_t>> row_entries;  // (rank, source entry)
-        for (int64_t i = 0; i < A.nrows; ++i) {
-            row_entries.clear();
-            for (int64_t e = A.row_ptr[i]; e < A.row_ptr[i + 1]; ++e)
-                row_entries.emplace_back(rank_of[A.col[e]], e);
-            std::sort(row_entries.begin(), row_entries.end());
-            int32_t prev = -1;
-            for (auto &re : row_entries) {
-                const int32_t t = tile_of_rank(re.first);
-                const int64_t k = next[t]++;
-                Segments &S = segs[t];
-                if (t != prev) {  // a row's entries of one tile are consecutive: one segment
-                    S.row.push_back((int32_t)i);
-                    S.start.push_back(k);
-                    S.len.push_back(0);
-                    prev = t;
-                }
-                S.len.back()++;
-                const int64_t local = re.first - col_begin[t];
-                if (bits[t] == 16) b16[bucket[t] + k] = (uint16_t)local;
-                else b32[bucket[t] + k] = (uint32_t)local;
-                if (vs) b_src[tile_count[t] + k] = re.second;
+    B.b16.resize((size_t)n16);
+    B.b32.resize((size_t)n32);
+}
+
+Buckets bucket_entries(const CsrHost &A, const Ranking &R, const TileSelection &S, size_t vs) {
+    Buckets B;
+    size_buckets(A, R, S, B);
+    B.b_src.resize(vs ? (size_t)A.nvals() : 0);
+    B.segs.resize((size_t)S.ntiles_all);
+    std::vector<int64_t> next((size_t)S.ntiles_all, 0);
+    std::vector<std::pair<int32_t, int64_t>> row_entries;  // (rank, source entry)
+    for (int64_t i = 0; i < A.nrows; ++i) {
+        row_entries.clear();
+        for (int64_t e = A.row_ptr[i]; e < A.row_ptr[i + 1]; ++e)
+            row_entries.emplace_back(R.rank_of[A.col[e]], e);
+        std::sort(row_entries.begin(), row_entries.end());
+        int32_t prev = -1;
+        for (auto &re : row_entries) {
+            const int32_t t = S.tile_of_rank(re.first);
+            const int64_t k = next[t]++;
+            Segments &G = B.segs[t];
+            if (t != prev) {  // a row's entries of one tile are consecutive: one segment
+                G.row.push_back((int32_t)i);
+                G.start.push_back(k);
+                G.len.push_back(0);
+                prev = t;
+            }
+            G.len.back()++;
+            const int64_t local = re.first - B.col_begin[t];
+            if (B.bits[t] == 16) B.b16[B.bucket[t] + k] = (uint16_t)local;
+            else B.b32[B.bucket[t] + k] = (uint32_t)local;
+            if (vs) B.b_src[B.tile_count[t] + k] = re.second;
+        }
+    }
+    return B;
+}
+
+// Stage 4a: the workloads of a tile whose rows, ranked by length, have these lengths (shapes
+// first, so the padded storage is allocated once). Returns the tile's padded slots.
+int64_t pack_workloads(const std::vector<int64_t> &lengths, TileParts &P) {
+    const int64_t nr = (int64_t)lengths.size();
+    int64_t slots = 0;
+    for (int64_t r = 0; r < nr;) {
+        Workload W;
+        const int64_t w = std::max<int64_t>(1, lengths[r]);
+        const int64_t h = std::min(workload_height(w, P.tile.workload_size), nr - r);
+        W.entry_begin = slots;
+        W.row_begin = r;
+        W.height = (int32_t)h;
+        W.width = (int32_t)w;
+        const WorkloadShape sh = workload_shape(w, h);
+        W.layout = sh.layout;
+        W.stride = sh.stride;
+        slots += sh.slots;
+        P.workloads.push_back(W);
+        r += h;
+    }
+    return slots;
+}
+
+// Stage 4b: copy the tile's bucketed entries into its padded workload storage.
+void fill_workloads(const CsrHost &A, const Buckets &B, int32_t t, const std::vector<int32_t> &order,
+                    size_t vs, TileParts &P) {
+    const Segments &S = B.segs[t];
+    const int64_t bb = B.bucket[t], vb = B.tile_count[t];
+    const bool narrow = B.bits[t] == 16;
+    for (const Workload &W : P.workloads) {
+        for (int64_t q = 0; q < W.height; ++q) {
+            const int32_t sg = order[W.row_begin + q];
+            for (int64_t k = 0; k < S.len[sg]; ++k) {
+                const int64_t pos = W.entry_begin + (W.layout == kRowMajor ? q * W.stride + k : k * W.stride + q);
+                const int64_t src = S.start[sg] + k;
+                if (narrow) P.cols16[pos] = B.b16[bb + src];
+                else P.cols32[pos] = B.b32[bb + src];
+                if (vs) std::memcpy(&P.values[pos * vs], &A.values[B.b_src[vb + src] * vs], vs);
             }
         }
     }
+}
 
-    // 4. per tile: rank rows, pack workloads, lay out padded storage
-    std::vector<TileParts> parts((size_t)ntiles_all);
+// Stage 4: one tile: rank its rows, pack workloads, lay out padded storage.
+void build_tile(const CsrHost &A, const TileSelection &Sel, Buckets &B, int32_t t, size_t vs,
+                int64_t workload_size, const PerfModel &model, TileParts &P) {
+    Segments &S = B.segs[t];
+    int64_t cb, ce;
+    Sel.tile_cols(t, cb, ce);
+    P.tile.col_begin = cb;
+    P.tile.col_end = ce;
+    P.tile.nvals = B.tile_count[t + 1] - B.tile_count[t];
+    P.tile.is_sparse = t == Sel.dense_tiles;
+    P.tile.index_bits = B.bits[t];
+    std::vector<int32_t> order = rank_by_length(S.len);
+    const int64_t nr = (int64_t)order.size();
+    std::vector<int64_t> lengths((size_t)nr);
+    for (int64_t r = 0; r < nr; ++r) lengths[r] = S.len[order[r]];
+    P.tile.row_count = nr;
+    P.tile.workload_size = workload_size > 0 ? workload_size
+                                             : choose_workload_size(lengths.data(), nr, P.tile.nvals, model);
+    P.row_ids.resize((size_t)nr);
+    for (int64_t r = 0; r < nr; ++r) P.row_ids[r] = S.row[order[r]];
+    const int64_t slots = pack_workloads(lengths, P);
+    if (B.bits[t] == 16) P.cols16.assign((size_t)slots, kPad16);
+    else P.cols32.assign((size_t)slots, kPad32);
+    if (vs) P.values.assign((size_t)slots * vs, 0);
+    fill_workloads(A, B, t, order, vs, P);
+    S = Segments();
+}
+
+std::vector<TileParts> build_tiles(const CsrHost &A, const TileSelection &Sel, Buckets &B, size_t vs,
+                                   int64_t workload_size, const PerfModel &model) {
+    std::vector<TileParts> parts((size_t)Sel.ntiles_all);
     // An exception must not leave an OpenMP region (std::terminate): the first one (bad_alloc)
     // is kept and rethrown after it.
     std::exception_ptr failure;
+    const int32_t ntiles_all = Sel.ntiles_all;
 #pragma omp parallel for schedule(dynamic, 1)
     for (int32_t t = 0; t < ntiles_all; ++t) {
-      try {
-        TileParts &P = parts[t];
-        Segments &S = segs[t];
-        int64_t cb, ce;
-        tile_cols(t, cb, ce);
-        P.tile.col_begin = cb;
-        P.tile.col_end = ce;
-        P.tile.nvals = tile_count[t + 1] - tile_count[t];
-        P.tile.is_sparse = t == F.dense_tiles;
-        P.tile.index_bits = bits[t];
-        std::vector<int32_t> order = rank_by_length(S.len);
-        const int64_t nr = (int64_t)order.size();
-        std::vector<int64_t> lengths((size_t)nr);
-        for (int64_t r = 0; r < nr; ++r) lengths[r] = S.len[order[r]];
-        P.tile.row_count = nr;
-        P.tile.workload_size = workload_size > 0 ? workload_size
-                                                 : choose_workload_size(lengths.data(), nr, P.tile.nvals, model);
-        P.row_ids.resize((size_t)nr);
-        for (int64_t r = 0; r < nr; ++r) P.row_ids[r] = S.row[order[r]];
-        // workload shapes first, so the padded storage is allocated once
-        int64_t slots = 0;
-        for (int64_t r = 0; r < nr;) {
-            Workload W;
-            const int64_t w = std::max<int64_t>(1, lengths[r]);
-            const int64_t h = std::min(workload_height(w, P.tile.workload_size), nr - r);
-            W.entry_begin = slots;
-            W.row_begin = r;
-            W.height = (int32_t)h;
-            W.width = (int32_t)w;
-            const WorkloadShape sh = workload_shape(w, h);
-            W.layout = sh.layout;
-            W.stride = sh.stride;
-            slots += sh.slots;
-            P.workloads.push_back(W);
-            r += h;
-        }
-        if (bits[t] == 16) P.cols16.assign((size_t)slots, kPad16);
-        else P.cols32.assign((size_t)slots, kPad32);
-        if (vs) P.values.assign((size_t)slots * vs, 0);
-        const int64_t bb = bucket[t], vb = tile_count[t];
-        for (const Workload &W : P.workloads) {
-            for (int64_t q = 0; q < W.height; ++q) {
-                const int32_t sg = order[W.row_begin + q];
-                for (int64_t k = 0; k < S.len[sg]; ++k) {
-                    const int64_t pos = W.entry_begin + (W.layout == kRowMajor ? q * W.stride + k : k * W.stride + q);
-                    const int64_t src = S.start[sg] + k;
-                    if (bits[t] == 16) P.cols16[pos] = b16[bb + src];
-                    else P.cols32[pos] = b32[bb + src];
-                    if (vs) std::memcpy(&P.values[pos * vs], &A.values[b_src[vb + src] * vs], vs);
-                }
-            }
-        }
-        S = Segments();
-      } catch (...) {
+        try {
+            build_tile(A, Sel, B, t, vs, workload_size, model, parts[t]);
+        } catch (...) {
 #pragma omp critical(psv_tile_parts_failure)
-        if (!failure) failure = std::current_exception();
-      }
+            if (!failure) failure = std::current_exception();
+        }
     }
     if (failure) std::rethrow_exception(failure);
-    std::vector<uint16_t>().swap(b16);
-    std::vector<uint32_t>().swap(b32);
-    std::vector<int64_t>().swap(b_src);
+    return parts;
+}
 
-    // 5. concatenate (the sparse tile only if it holds entries)
-    int64_t slots = 0, rows = 0, wls = 0;
-    n16 = n32 = 0;
-    for (int32_t t = 0; t < ntiles_all; ++t) {
-        TileParts &P = parts[t];
+// Stage 5a: each kept tile's offsets into the concatenated arrays (the sparse tile only if it
+// holds entries); returns the totals through the references.
+void place_tiles(const std::vector<TileParts> &parts, TileComposite &F, int64_t &slots, int64_t &rows,
+                 int64_t &wls, int64_t &n16, int64_t &n32) {
+    slots = rows = wls = n16 = n32 = 0;
+    for (const TileParts &P : parts) {
         if (P.tile.is_sparse && P.tile.nvals == 0) continue;
         Tile T = P.tile;
         T.entry_begin = slots;
@@ -279,14 +332,19 @@ TileComposite build_tile_composite(const CsrHost &A, int64_t tile_width, int64_t
         wls = T.wl_end;
         F.tiles.push_back(T);
     }
+}
+
+// Stage 5: concatenate the tiles' parts into F, releasing each part as it is copied.
+void concatenate(std::vector<TileParts> &parts, size_t vs, TileComposite &F) {
+    int64_t slots, rows, wls, n16, n32;
+    place_tiles(parts, F, slots, rows, wls, n16, n32);
     F.workloads.reserve((size_t)wls);
     F.row_ids.reserve((size_t)rows);
     F.col16.reserve((size_t)n16);
     F.col32.reserve((size_t)n32);
     F.values.reserve((size_t)slots * vs);
     size_t ti = 0;
-    for (int32_t t = 0; t < ntiles_all; ++t) {
-        TileParts &P = parts[t];
+    for (TileParts &P : parts) {
         if (P.tile.is_sparse && P.tile.nvals == 0) continue;
         const Tile &T = F.tiles[ti++];
         for (Workload W : P.workloads) {
@@ -300,6 +358,32 @@ TileComposite build_tile_composite(const CsrHost &A, int64_t tile_width, int64_t
         F.values.insert(F.values.end(), P.values.begin(), P.values.end());
         P = TileParts();  // release as we go: the copy never holds two whole forms
     }
+}
+
+}  // namespace
+
+TileComposite build_tile_composite(const CsrHost &A, int64_t tile_width, int64_t max_tiles,
+                                   int64_t workload_size, const PerfModel &model) {
+    if (tile_width <= 0) fail(PSV_ERROR_INVALID_VALUE, "tile width must be positive");
+    TileComposite F;
+    F.nrows = A.nrows;
+    F.ncols = A.ncols;
+    F.nvals = A.nvals();
+    F.type = A.type;
+    F.pattern = A.pattern;
+    F.tile_width = tile_width;
+    const size_t vs = A.pattern ? 0 : type_size(A.type);
+
+    Ranking R = rank_columns(A);
+    const TileSelection sel = select_tiles(R, A.ncols, tile_width, max_tiles);
+    F.col_order = std::move(R.col_order);
+    F.dense_tiles = sel.dense_tiles;
+    std::vector<TileParts> parts;
+    {
+        Buckets B = bucket_entries(A, R, sel, vs);
+        parts = build_tiles(A, sel, B, vs, workload_size, model);
+    }  // the buckets are released before the concatenation
+    concatenate(parts, vs, F);
     return F;
 }
 

@@ -1,0 +1,161 @@
+// The cuSPARSE reference (see cusparse_ref.hpp).
+#include "bench/cusparse_ref.hpp"
+#include "bench/device.cuh"
+
+namespace {
+
+// PageRank / HITS / RWR vector steps for the cuSPARSE-based versions (same definitions as psv).
+__global__ void pr_scale_kernel(int64_t n, const float *r, const float *inv, float *w, double *dangling) {
+    double s = 0;
+    GLOOP(i, n) {
+        w[i] = r[i] * inv[i];
+        if (inv[i] == 0.0f) s += r[i];
+    }
+    if (dangling) block_add(s, dangling);
+}
+__global__ void pr_update_kernel(int64_t n, const float *t, float *r, double damping, const double *dangling, double *diff) {
+    const double base = ((1.0 - damping) + damping * *dangling) / (double)n;
+    double s = 0;
+    GLOOP(i, n) {
+        const float v = (float)(base + damping * (double)t[i]);
+        s += fabs((double)v - (double)r[i]);
+        r[i] = v;
+    }
+    block_add(s, diff);
+}
+__global__ void sum_kernel(int64_t n, const float *x, double *out) {
+    double s = 0;
+    GLOOP(i, n) s += x[i];
+    block_add(s, out);
+}
+__global__ void normalize_diff_kernel(int64_t n, float *x, const double *total, const float *prev, double *diff) {
+    const double t = *total;
+    double s = 0;
+    GLOOP(i, n) {
+        const float v = t != 0 ? (float)((double)x[i] / t) : x[i];
+        x[i] = v;
+        s += fabs((double)v - (double)prev[i]);
+    }
+    block_add(s, diff);
+}
+__global__ void rwr_update_kernel(int64_t n, const float *T, float *R, double c, int64_t q, double *diff) {
+    double s = 0;
+    GLOOP(i, n) {
+        const float v = (float)(c * (double)T[i] + (i == q ? 1.0 - c : 0.0));
+        s += fabs((double)v - (double)R[i]);
+        R[i] = v;
+    }
+    block_add(s, diff);
+}
+
+}  // namespace
+
+void make_csr_descr(SpMat &M, const Csr &A, float *val) {
+    CS(cusparseCreateCsr(&M.d, A.nrows, A.ncols, A.nnz, A.rp.p, A.col.p, val, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                         CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F));
+}
+void make_coo_descr(SpMat &M, const Csr &A, float *val) {
+    CS(cusparseCreateCoo(&M.d, A.nrows, A.ncols, A.nnz, A.row.p, A.col.p, val, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+                         CUDA_R_32F));
+}
+cusparseSpMVAlg_t alg_of(int a) {
+    return a == 0 ? CUSPARSE_SPMV_CSR_ALG1 : a == 1 ? CUSPARSE_SPMV_CSR_ALG2 : CUSPARSE_SPMV_COO_ALG1;
+}
+
+void SpMV::prepare(cusparseSpMatDescr_t M, cusparseSpMVAlg_t al, cusparseDnVecDescr_t x, cusparseDnVecDescr_t y) {
+    A = M, alg = al;
+    const float one = 1.0f, zero = 0.0f;
+    size_t bytes = 0;
+    CS(cusparseSpMV_bufferSize(g_sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A, x, &zero, y, CUDA_R_32F, alg, &bytes));
+    buf.alloc(std::max<size_t>(bytes, 16));
+#if defined(CUSPARSE_VERSION) && CUSPARSE_VERSION >= 12400
+    CS(cusparseSpMV_preprocess(g_sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A, x, &zero, y, CUDA_R_32F, alg, buf.p));
+#endif
+}
+
+void time_cusparse(const Csr &M, const std::vector<DnVec> &xs, const DnVec &y, float *y_dev, const double *ref, Stat *out,
+                   double *err) {
+    const int nx = (int)xs.size();
+    SpMat csr, coo;
+    make_csr_descr(csr, M, M.val.p);
+    make_coo_descr(coo, M, M.val.p);
+    for (int a = 0; a < 3; ++a) {
+        SpMV mv;
+        mv.prepare(a == 2 ? coo.d : csr.d, alg_of(a), xs[0].d, y.d);
+        if (err) {
+            mv(xs[0].d, y.d);
+            err[a] = rel_err(M.nrows, y_dev, ref);
+        }
+        out[a] = g_timer.run([&](int i) { mv(xs[i % nx].d, y.d); });
+    }
+}
+
+void make_ones(OnesMat &M, const Csr &A, float *ones, int alg, cusparseDnVecDescr_t x, cusparseDnVecDescr_t y) {
+    if (alg == 2) make_coo_descr(M.d, A, ones);
+    else make_csr_descr(M.d, A, ones);
+    M.mv.prepare(M.d.d, alg_of(alg), x, y);
+}
+
+int cs_pagerank(const OnesMat &AT, int64_t n, const float *inv, float *r, float *w, float *t, cusparseDnVecDescr_t wv,
+                cusparseDnVecDescr_t tv, double *scal, double damping, double tol, int maxit) {
+    fill_vec(n, (float)(1.0 / (double)n), r);
+    int it = 0;
+    while (it < maxit) {
+        CK(cudaMemsetAsync(scal, 0, 16, g_st));
+        pr_scale_kernel<<<grid(n), 256, 0, g_st>>>(n, r, inv, w, scal);
+        CKL();
+        AT.mv(wv, tv);
+        pr_update_kernel<<<grid(n), 256, 0, g_st>>>(n, t, r, damping, scal, scal + 1);
+        CKL();
+        ++it;
+        if (read_scalar(scal + 1) <= tol) break;
+    }
+    return it;
+}
+
+int cs_hits(const OnesMat &A1, const OnesMat &AT1, int64_t n, Dev<float> *a, Dev<float> *h, double *scal, double tol,
+            int maxit, int &final_idx) {
+    // a[0]/h[0]: current, a[1]/h[1]: previous (swapped by index)
+    int cur = 0;
+    fill_vec(n, (float)(1.0 / (double)n), a[1]);
+    fill_vec(n, (float)(1.0 / (double)n), h[1]);
+    int it = 0;
+    while (it < maxit) {
+        const int prev = 1 - cur;
+        DnVec hp(n, h[prev]), ac(n, a[cur]), hc(n, h[cur]);
+        CK(cudaMemsetAsync(scal, 0, 32, g_st));
+        AT1.mv(hp.d, ac.d);
+        sum_kernel<<<grid(n), 256, 0, g_st>>>(n, a[cur], scal);
+        normalize_diff_kernel<<<grid(n), 256, 0, g_st>>>(n, a[cur], scal, a[prev], scal + 2);
+        A1.mv(ac.d, hc.d);
+        sum_kernel<<<grid(n), 256, 0, g_st>>>(n, h[cur], scal + 1);
+        normalize_diff_kernel<<<grid(n), 256, 0, g_st>>>(n, h[cur], scal + 1, h[prev], scal + 3);
+        CKL();
+        ++it;
+        double d[2];
+        CK(cudaMemcpyAsync(d, scal + 2, 16, cudaMemcpyDeviceToHost, g_st));
+        CK(cudaStreamSynchronize(g_st));
+        cur = prev;
+        if (d[0] + d[1] <= tol) break;
+    }
+    final_idx = 1 - cur;  // the last written
+    return it;
+}
+
+int cs_rwr(const OnesMat &S, int64_t n, const float *inv, int64_t q, float *R, float *U, float *T, cusparseDnVecDescr_t uv,
+           cusparseDnVecDescr_t tv, double *scal, double c, double tol, int maxit) {
+    CK(cudaMemsetAsync(R, 0, (size_t)n * 4, g_st));
+    const float one = 1.0f;
+    CK(cudaMemcpyAsync(R + q, &one, 4, cudaMemcpyHostToDevice, g_st));
+    int it = 0;
+    while (it < maxit) {
+        CK(cudaMemsetAsync(scal, 0, 8, g_st));
+        pr_scale_kernel<<<grid(n), 256, 0, g_st>>>(n, R, inv, U, nullptr);
+        S.mv(uv, tv);
+        rwr_update_kernel<<<grid(n), 256, 0, g_st>>>(n, T, R, c, q, scal);
+        CKL();
+        ++it;
+        if (read_scalar(scal) <= tol) break;
+    }
+    return it;
+}

@@ -1,0 +1,187 @@
+// SNAP-style 0-based edge lists: "u v" or "u v w" lines, '#'/'%' comments, an optional first
+// line holding the vertex count, an optional last line "-1" as an end marker.
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "io/formats.hpp"
+#include "io/scan.hpp"
+
+namespace psv::io::detail {
+namespace {
+
+int64_t scan_vertex(const Input &in, const Tok &t, const char *what) {
+    int64_t v = 0;
+    Num r = scan_int(t.b, t.e, v, false);
+    if (r == Num::bad)
+        parse_error(in, format("%s is not a vertex id: '%s'", what, show(t.b, t.e).c_str()));
+    if (r == Num::negative)
+        parse_error(in, format("%s is a negative vertex id: %s", what, show(t.b, t.e).c_str()));
+    if (r == Num::overflow || v > kMaxDim - 1)
+        index_error(in, format("%s vertex id %s is too large (at most 2^31-2)", what,
+                               show(t.b, t.e).c_str()));
+    return v;
+}
+
+// "u<space or tab>v" at the very start of a line, both below 10^9: returns the position after
+// v and the blanks that follow it, or nullptr if the line does not start that way.
+inline const char *fast_pair(const char *p, const char *e, int64_t &u, int64_t &v) {
+    int64_t x[2];
+    for (int k = 0; k < 2; ++k) {
+        const char *s = p;
+        uint64_t a = 0;
+        while (p < e && is_digit(*p)) a = a * 10 + static_cast<unsigned>(*p++ - '0');
+        if (p == s || p - s > 9) return nullptr;
+        x[k] = static_cast<int64_t>(a);
+        if (k == 0) {
+            if (p == e || (*p != ' ' && *p != '\t')) return nullptr;
+            while (p < e && (*p == ' ' || *p == '\t')) ++p;
+        } else if (p < e && !is_space(*p)) {
+            return nullptr;
+        }
+    }
+    while (p < e && (*p == ' ' || *p == '\t')) ++p;
+    u = x[0];
+    v = x[1];
+    return p;
+}
+
+// The reader's state across lines.
+class EdgeReader {
+public:
+    explicit EdgeReader(Input &in) : in_(in) {}
+
+    // Fast path for the common "u<ws>v[<ws>w]" line with ids below 10^9, once the number of
+    // columns is known; false for anything else (including every error), which then goes
+    // through line().
+    bool fast_line(const char *b, const char *e) {
+        if (mode_ == 0 || end_marker_) return false;
+        int64_t u, v;
+        const char *p = fast_pair(b, e, u, v);
+        if (!p) return false;
+        if (mode_ == 2) {
+            while (p < e && is_space(*p)) ++p;
+            if (p != e) return false;
+            add(u, v);
+            return true;
+        }
+        const char *wb = p;
+        while (p < e && !is_space(*p)) ++p;
+        const char *we = p;
+        while (p < e && is_space(*p)) ++p;
+        double w;
+        if (p != e || wb == we || scan_double(wb, we, w) != Num::ok) return false;
+        c_.fvalues.push_back(w);
+        add(u, v);
+        return true;
+    }
+
+    // Any line: comments, blank lines, the header, the end marker, an edge; or an error.
+    void line(const char *b, const char *e) {
+        if (is_comment(b, e)) return;
+        Tok t[4];
+        int nt = tokenize(b, e, t, 3);
+        if (nt == 0) return;
+        if (end_marker_)
+            parse_error(in_, format("data after the end marker '-1' on line %lld",
+                                    static_cast<long long>(end_marker_)));
+        if (nt == 1) return single(t[0]);
+        if (nt > 3) parse_error(in_, "expected 2 or 3 columns 'u v [w]', found more than 3");
+        seen_data_ = true;
+        columns(nt);
+        int64_t u = scan_vertex(in_, t[0], "source");
+        int64_t v = scan_vertex(in_, t[1], "target");
+        if (mode_ == 3) c_.fvalues.push_back(weight(t[2]));
+        add(u, v);
+    }
+
+    Coo finish() {
+        if (c_.rows.empty()) parse_error(in_, "empty file (no edges)");
+        int64_t n = std::max(header_, maxid_ + 1);
+        c_.nrows = c_.ncols = n;
+        if (mode_ == 3) {
+            c_.type = PSV_FP64;
+            c_.pattern = false;
+            c_.dup = PSV_PLUS;
+        } else {
+            c_.type = PSV_FP32;
+            c_.pattern = true;
+            c_.dup = PSV_NOOP;  // ignored for a pattern: duplicates count once
+        }
+        in_.finish(static_cast<int64_t>(c_.rows.size()));
+        return std::move(c_);
+    }
+
+private:
+    void add(int64_t u, int64_t v) {
+        c_.rows.push_back(u);
+        c_.cols.push_back(v);
+        maxid_ = std::max(maxid_, std::max(u, v));
+    }
+
+    // A one-token line: the end marker "-1", or the vertex count on the first data line.
+    void single(const Tok &t) {
+        if (t.e - t.b == 2 && t.b[0] == '-' && t.b[1] == '1') {
+            end_marker_ = in_.line();  // only the last data line may be "-1"
+            return;
+        }
+        if (seen_data_)
+            parse_error(in_, format("expected 2 or 3 columns 'u v [w]', found 1: '%s'",
+                                    show(t.b, t.e).c_str()));
+        int64_t v = 0;
+        Num r = scan_int(t.b, t.e, v, false);
+        if (r != Num::ok || v > kMaxDim)
+            parse_error(in_, format("a single-number first line must be the vertex count "
+                                    "(0..2^31-1), found '%s'",
+                                    show(t.b, t.e).c_str()));
+        header_ = v;
+        seen_data_ = true;
+    }
+
+    // The first edge line fixes 2 or 3 columns (and reserves for the whole file); later lines
+    // must match it.
+    void columns(int nt) {
+        if (mode_ == 0) {
+            mode_ = nt;
+            mode_line_ = in_.line();
+            // Reserve for the whole file, estimated from the bytes per line ahead.
+            double bpl = in_.bytes_per_line_ahead();
+            double est = static_cast<double>(in_.data_bytes_estimate()) / bpl * 1.05 + 1024.0;
+            reserve_all(c_, static_cast<uint64_t>(est), mode_ == 3, false);
+        } else if (nt != mode_) {
+            parse_error(in_, format("%d columns, but line %lld has %d (mixed 'u v' and 'u v w' "
+                                    "lines)",
+                                    nt, static_cast<long long>(mode_line_), mode_));
+        }
+    }
+
+    double weight(const Tok &t) {
+        double w = 0.0;
+        Num r = scan_double(t.b, t.e, w);
+        if (r == Num::nonfinite)
+            parse_error(in_, format("weight is not finite: '%s'", show(t.b, t.e).c_str()));
+        if (r != Num::ok)
+            parse_error(in_, format("weight is not a number: '%s'", show(t.b, t.e).c_str()));
+        return w;
+    }
+
+    Input &in_;
+    Coo c_;
+    int mode_ = 0;            // 2 or 3 columns, fixed by the first edge line
+    int64_t mode_line_ = 0;   // the line that fixed it
+    int64_t header_ = -1;     // vertex count from a header line
+    int64_t end_marker_ = 0;  // line of a "-1" end marker
+    bool seen_data_ = false;  // a header or an edge has been read
+    int64_t maxid_ = -1;
+};
+
+}  // namespace
+
+Coo read_edge_list(Input &in, const char *b, const char *e) {
+    EdgeReader r(in);
+    r.line(b, e);
+    while (in.next(b, e))
+        if (!r.fast_line(b, e)) r.line(b, e);
+    return r.finish();
+}
+
+}  // namespace psv::io::detail

@@ -1,0 +1,88 @@
+// The lines of a (possibly gzip-compressed) file, with progress reports.
+//
+// The whole file is streamed through one large buffer (zlib's gzread, which also reads plain
+// files transparently); lines are split with memchr.
+#pragma once
+#include <zlib.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace psv::io::detail {
+
+class Input {
+public:
+    // Opens path (PSV_ERROR_IO when it cannot be opened or is a directory).
+    Input(const std::string &path, bool progress);
+    ~Input() {
+        if (f_) gzclose(f_);
+    }
+    Input(const Input &) = delete;
+    Input &operator=(const Input &) = delete;
+
+    // The next line, without its '\n' (and a '\r' before it). False at the end of the file.
+    bool next(const char *&b, const char *&e) {
+        for (;;) {
+            const char *s = buf_.data() + pos_;
+            const char *nl = static_cast<const char *>(std::memchr(s, '\n', end_ - pos_));
+            if (nl) {
+                b = s;
+                e = nl;
+                pos_ = static_cast<size_t>(nl - buf_.data()) + 1;
+                ++line_;
+                if (e > b && e[-1] == '\r') --e;
+                return true;
+            }
+            if (eof_) {
+                if (pos_ == end_) return false;
+                b = s;
+                e = buf_.data() + end_;
+                pos_ = end_;
+                ++line_;
+                if (e > b && e[-1] == '\r') --e;
+                return true;
+            }
+            fill();
+        }
+    }
+
+    int64_t line() const { return line_; }
+    const std::string &path() const { return path_; }
+
+    // An upper estimate of the bytes of (uncompressed) data, for reserving memory.
+    uint64_t data_bytes_estimate() const;
+
+    // Average bytes per line over the data buffered ahead (at least 1).
+    double bytes_per_line_ahead() const;
+
+    // The final progress line (only if progress lines were due).
+    void finish(int64_t entries);
+
+private:
+    void probe_gzip(bool regular);
+    void fill();
+    void report();
+
+    std::string path_;
+    bool progress_;
+    gzFile f_ = nullptr;
+    std::vector<char> buf_;
+    size_t pos_ = 0, end_ = 0;
+    bool eof_ = false;
+    int64_t line_ = 0;
+    uint64_t file_size_ = 0;
+    bool gz_ = false;
+    uint32_t isize_ = 0;
+    uint64_t total_ = 0;
+    bool reported_ = false;
+    std::chrono::steady_clock::time_point start_, last_;
+};
+
+// Errors naming the current line and the file: "line N: what (path)".
+[[noreturn]] void parse_error(const Input &in, const std::string &what);  // PSV_ERROR_PARSE
+[[noreturn]] void index_error(const Input &in, const std::string &what);  // PSV_ERROR_INVALID_INDEX
+
+}  // namespace psv::io::detail
