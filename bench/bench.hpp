@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "core/kernels.h"
 #include "psv/psv.h"
 
 // ---- checks -------------------------------------------------------------------------------------
@@ -123,7 +124,7 @@ struct Csr {
 struct Opts {
     int runs = 50, warmup = 5;
     bool algos = true, reorder = true, flush = true;
-    bool kernel_on[4] = {true, true, true, true};  // --kernels: which of kKernelName to time besides auto
+    bool kernel_on[4] = {true, true, true, true};  // --kernels: which of kKernels to time besides auto
     int64_t rwr_max_nnz = 20000000, algo_max_nnz = 600000000;
     int alg_reps = 1;  // timed calls of each algorithm (median), after a warm-up where one is needed
     uint64_t seed = 20261121;
@@ -228,7 +229,8 @@ extern std::vector<Result> g_results;
 extern double g_copy_bw;  // bytes/s
 extern std::string g_device;
 inline double eff_share_of(double bytes, double ms) { return bytes / (ms * 1e-3) / g_copy_bw; }
-extern const char *kKernelName[4];
+// The kernels timed, in the columns' order (their names from the kernel table, psv_kernel_name).
+extern const psv_kernel kKernels[4];
 extern const char *kCsName[3];
 
 // ---- generate.cu ----------------------------------------------------------------------------------

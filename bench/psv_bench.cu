@@ -54,9 +54,8 @@ Timer g_timer;
 std::vector<Result> g_results;
 double g_copy_bw = NAN;
 std::string g_device;
-const char *kKernelName[4] = {"auto", "tile-composite", "tile-coo", "csr"};
 const char *kCsName[3] = {"CSR_ALG1", "CSR_ALG2", "COO_ALG1"};
-static const psv_kernel kKernels[4] = {PSV_KERNEL_AUTO, PSV_KERNEL_TILE_COMPOSITE, PSV_KERNEL_TILE_COO, PSV_KERNEL_CSR};
+const psv_kernel kKernels[4] = {PSV_KERNEL_AUTO, PSV_KERNEL_TILE_COMPOSITE, PSV_KERNEL_TILE_COO, PSV_KERNEL_CSR};
 
 // time_algorithms (algos.cu): PageRank, HITS and RWR on PA (whose store is `store`), psv against
 // the cuSPARSE-based versions with algorithm `best`.
@@ -231,7 +230,7 @@ static void time_psv(int ki, psv_matrix *PA, Inputs &in, Result &res) {
         (pat ? res.psv_err_p : res.psv_err_w)[ki] = in.error(PA, s, pat ? in.ref_p : in.ref_w);
         (pat ? res.psv_p : res.psv_w)[ki] = in.time(PA, s);
     }
-    std::printf("psv %-15s weighted %8.4f ms (err %.1e)  pattern %8.4f ms (err %.1e)\n", kKernelName[ki], res.psv_w[ki].med,
+    std::printf("psv %-15s weighted %8.4f ms (err %.1e)  pattern %8.4f ms (err %.1e)\n", psv_kernel_name(kKernels[ki]), res.psv_w[ki].med,
                 res.psv_err_w[ki], res.psv_p[ki].med, res.psv_err_p[ki]);
     std::fflush(stdout);
 }
@@ -455,7 +454,7 @@ static std::vector<std::pair<std::string, std::string>> parse_args(int argc, cha
         else if (a == "--no-reorder") O.reorder = false;
         else if (a == "--kernels") {  // comma list of tile-composite, tile-coo, csr (auto is always timed)
             const std::string l = next();
-            for (int k = 1; k < 4; ++k) O.kernel_on[k] = l.find(kKernelName[k]) != std::string::npos;
+            for (int k = 1; k < 4; ++k) O.kernel_on[k] = l.find(psv_kernel_name(kKernels[k])) != std::string::npos;
         }
         else if (a == "--no-flush") O.flush = false;
         else if (a == "--alg-reps") O.alg_reps = std::max(1, std::atoi(next().c_str()));

@@ -116,7 +116,7 @@ static void json_matrix(FILE *f, const Result &r) {
                  (long long)r.info.row_major_workloads, r.info.padding_ratio, (long long)r.info.bytes, (long long)r.info.dense_nvals,
                  r.auto_kernel);
     for (int k = 0; k < 4; ++k) {
-        std::string key = std::string("psv_") + kKernelName[k];
+        std::string key = std::string("psv_") + psv_kernel_name(kKernels[k]);
         std::fprintf(f, "\"%s\": {", key.c_str());
         jnum(f, "weighted_ms", r.psv_w[k].med), jnum(f, "weighted_min_ms", r.psv_w[k].min), jnum(f, "weighted_p90_ms", r.psv_w[k].p90);
         jnum(f, "pattern_ms", r.psv_p[k].med), jnum(f, "pattern_min_ms", r.psv_p[k].min), jnum(f, "err_weighted", r.psv_err_w[k]);
