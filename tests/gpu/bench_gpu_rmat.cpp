@@ -7,7 +7,7 @@
 
 #include "algo/algorithms.hpp"
 #include "core/error.hpp"
-#include "cuda/cuda_internal.hpp"
+#include "cuda/internal.hpp"
 #include "gpu_common.hpp"
 
 using namespace psv;

@@ -6,7 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/objects.hpp"
-#include "cuda/cuda_internal.hpp"
+#include "cuda/internal.hpp"
 #include "gpu_common.hpp"
 #include "psv/psv.h"
 
