@@ -87,6 +87,8 @@ std::string plan_description(const psv_matrix *A) {
 psv_matrix *wrap_matrix(psv_context *ctx, std::unique_ptr<MatrixStore> store) {
     ContextCore &c = core_of(ctx);
     if (!store) fail(PSV_ERROR_NULL_POINTER, "no matrix to wrap");
+    const auto *M = dynamic_cast<const CudaMatrix *>(store.get());
+    if (M && M->be_ != c.backend.get()) fail(PSV_ERROR_INVALID_VALUE, "the matrix was built on another context's backend");
     auto m = std::make_unique<psv_matrix_s>();
     m->ctx = ctx->core;
     m->store = std::move(store);

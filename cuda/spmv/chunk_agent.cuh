@@ -58,8 +58,8 @@ template <class T> struct ChunkArgs {
 // that finishes the last of them (a counter per long row, reset by that warp) adds the slots in
 // order. Every sum has a fixed order: results are reproducible.
 // (Offsets inside a chunk, at most 2 x kChunkThreads x E, are 32-bit, and the thread's entries
-// are addressed from one pointer with constant strides: the kernels issue instructions near
-// their limit on short uniform rows, 72 % of the SM's issue rate on the stencil, H100.)
+// are addressed from one pointer with constant strides: on short uniform rows the kernels are
+// bound by the SM's instruction issue.)
 template <class T, int E>
 __device__ __forceinline__ void chunk_load(const ChunkArgs<T> &A, int64_t base, int64_t e, int tid, int32_t (&c)[E], T (&a)[E]) {
     const int32_t rem = (int32_t)(e - base) - tid;  // this thread's entry j is in the chunk iff j x kChunkThreads < rem
@@ -93,8 +93,7 @@ __device__ __forceinline__ void chunk_fill(const S &s, int64_t b, int64_t e, con
 
 // chunk_fill for 4-byte indices and values (chunk_load included): each thread loads groups of 4
 // consecutive entries with one 16-byte load per array (a quarter of the load instructions; the
-// chunk kernel is issue-bound on short uniform rows otherwise: 72 % of the SM's issue rate on the
-// stencil, H100). The groups are aligned to 16 bytes from the chunk's start rounded down to a
+// chunk kernel is bound by instruction issue on short uniform rows otherwise). The groups are aligned to 16 bytes from the chunk's start rounded down to a
 // multiple of 4, ab = b & ~3 (the arrays are cudaMalloc'ed: 256-byte aligned); a group that is
 // not wholly inside the chunk is loaded entry by entry. Entry q lands in prod[q - ab]: the
 // caller passes prod + the returned (b - ab) to chunk_reduce, and prod holds kChunkCap + 4 values.
@@ -165,9 +164,8 @@ __device__ __forceinline__ int chunk_fill_v(const S &s, int64_t b, int64_t e, co
 // The row_ptr lines of chunk k's rows (rp[cr[k]] .. rp[cr[k + 1]], 16 per 128-byte line),
 // prefetched to L2 by the first threads before the fill, so that chunk_reduce's reads of them,
 // after the barrier, are not a round trip to DRAM of their own. csr_chunk_kernel on few waves
-// only: H100, cnr-2000 0.0288 -> 0.0275 ms, rajat01 0.0098 -> 0.0095, bayer10 0.0095 -> 0.0090;
-// on many waves (the stencil, 8 blocks) within the noise, and it costs the plus-times variant a
-// spill at 32 registers; in csr_hot_kernel (R-MAT 22) 1.3 % slower (bench/NOTES.md v5).
+// only: on many waves (8 blocks per SM) it gains nothing and costs the plus-times variant a
+// spill at 32 registers, and csr_hot_kernel runs slower with it.
 template <class T> __device__ __forceinline__ void prefetch_rows(const ChunkArgs<T> &A, int64_t k, int tid) {
     const int32_t r0 = A.cr[k], r1 = A.cr[k + 1];
     const int64_t first = (int64_t)r0 & ~(int64_t)15;

@@ -10,9 +10,8 @@ namespace cuda {
 // The CSR chunk kernel: a block per chunk, at least MINB blocks per SM (registers capped: 40 for
 // 6 blocks, 32 for 8; without a cap the compiler took 64, 4 blocks). V: chunk_fill_v's 16-byte
 // loads (4-byte indices and values only). 8 blocks (V only: the scalar fill spills at 32
-// registers) pay on matrices of many waves, 6 on those of a few, where each block's chain of
-// dependent loads counts more than occupancy (H100: the stencil of 266 M entries 1.04 -> 0.94
-// ms; cnr-2000's 1571 chunks 0.0305 -> 0.0314 ms, rajat01 0.0101 -> 0.0110 ms; bench/NOTES.md v5).
+// registers) pay on matrices of many waves (Policy::many_waves), 6 on those of a few, where each
+// block's chain of dependent loads counts more than occupancy.
 template <class S, int E, bool V, int MINB>
 __global__ void __launch_bounds__(kChunkThreads, MINB)
     csr_chunk_kernel(const S s, const ChunkArgs<typename S::value_type> A, const typename S::value_type *__restrict__ u) {

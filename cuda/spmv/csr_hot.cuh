@@ -12,7 +12,7 @@ namespace cuda {
 // threads takes every (gridDim.x x kHotGroups)-th chunk, with a barrier of its own (bar.sync
 // 1 + group). A stored column c < 0 is hot: x at rank c & 0x7fffffff, read from shared memory
 // (a warp's 32 reads of random ranks cost a few bank-conflict replays, where the same gathers go
-// through L1 and L2, the chunk kernel's bottleneck: 95 % of L2 throughput at R-MAT 22, H100);
+// through L1 and L2, which bound the plain chunk kernel on large power-law matrices);
 // c >= 0 is read from xg[c]; SPLIT (a ranked plan whose ranked_prefix R is below ncols): from
 // xg[c] for c < R, else from u[c - R]. The other plans keep the plain read, not a compare and a
 // select per entry.
