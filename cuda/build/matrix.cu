@@ -130,6 +130,13 @@ std::unique_ptr<TcForm> CudaMatrix::build_padded_form(ColumnStats &cs) const {
     return F;
 }
 
+// The kept form, or one built into `transient` (its column counts into cs).
+const TcForm &CudaMatrix::kept_or_transient_form(std::unique_ptr<TcForm> &transient, ColumnStats &cs) const {
+    if (form_) return *form_;
+    transient = build_padded_form(cs);
+    return *transient;
+}
+
 const TcForm &CudaMatrix::form() const {
     if (!form_) {
         ColumnStats cs;
@@ -167,13 +174,10 @@ FormSummary summarize(CudaBackend &be, const TcForm &F, const ColumnStats &cs) {
 const FormSummary &CudaMatrix::summary() const {
     if (summary_) return *summary_;
     be_->activate();
-    if (form_) {
-        summary_ = std::make_unique<FormSummary>(summarize(*be_, *form_, columns));
-    } else {
-        ColumnStats cs;
-        std::unique_ptr<TcForm> F = build_padded_form(cs);
-        summary_ = std::make_unique<FormSummary>(summarize(*be_, *F, cs));
-    }
+    std::unique_ptr<TcForm> transient;
+    ColumnStats cs = columns;
+    const TcForm &F = kept_or_transient_form(transient, cs);
+    summary_ = std::make_unique<FormSummary>(summarize(*be_, F, cs));
     return *summary_;
 }
 
@@ -280,12 +284,8 @@ std::unique_ptr<MatrixStore> CudaMatrix::symmetric_pattern() const {
 
 TileComposite CudaMatrix::form_to_host() const {
     std::unique_ptr<TcForm> transient;
-    const TcForm *Fd = form_.get();
-    if (!Fd) {
-        ColumnStats cs;
-        transient = build_padded_form(cs);
-        Fd = transient.get();
-    }
+    ColumnStats cs;
+    const TcForm *Fd = &kept_or_transient_form(transient, cs);
     const CudaMatrix &M = *this;
     TileComposite F;
     F.nrows = M.nrows;

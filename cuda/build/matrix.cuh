@@ -126,6 +126,7 @@ public:
 
 private:
     std::unique_ptr<TcForm> build_padded_form(ColumnStats &cs) const;
+    const TcForm &kept_or_transient_form(std::unique_ptr<TcForm> &transient, ColumnStats &cs) const;
     const FormSummary &summary() const;
     mutable std::unique_ptr<TcForm> form_;          // kept form (tile kernels, or built on use)
     mutable std::unique_ptr<FormSummary> summary_;  // of the form, until the next rebuild

@@ -105,14 +105,28 @@ __global__ void __launch_bounds__(kSpmvThreads)
     }
 }
 
-// Whether a tile's launch stages its x slice in shared memory: where each staged value serves
-// enough entries (the sparse tile and thin tiles read x through L1/L2); a staged launch runs at
-// most two blocks per SM.
-inline bool stage_tile(const Tile &tile, int64_t &grid, size_t bytes, size_t optin, int64_t sms) {
+// One tile's launch: its slice of the ranked x, a grid for `units` warp work items (at most 4
+// blocks per SM), and whether the slice is staged in shared memory: where each staged value
+// serves enough entries (the sparse tile and thin tiles read x through L1/L2); a staged launch
+// runs at most two blocks per SM.
+template <class T> struct TileLaunch {
+    const T *x;
+    int32_t span;
+    size_t bytes;
+    int64_t grid;
+    bool smem;
+};
+template <class T>
+TileLaunch<T> tile_launch(const Tile &tile, const T *xr, int64_t units, size_t optin, int64_t sms) {
+    TileLaunch<T> L;
     const int64_t span = tile.col_end - tile.col_begin;
-    const bool smem = !tile.is_sparse && bytes <= optin && tile.nvals >= 2 * std::min<int64_t>(grid, 2 * sms) * span;
-    if (smem) grid = std::min<int64_t>(grid, 2 * sms);
-    return smem;
+    L.x = xr + tile.col_begin;
+    L.span = (int32_t)span;
+    L.bytes = (size_t)span * sizeof(T);
+    L.grid = std::min<int64_t>((units + kSpmvWarps - 1) / kSpmvWarps, 4 * sms);
+    L.smem = !tile.is_sparse && L.bytes <= optin && tile.nvals >= 2 * std::min<int64_t>(L.grid, 2 * sms) * span;
+    if (L.smem) L.grid = std::min<int64_t>(L.grid, 2 * sms);
+    return L;
 }
 
 // A launch per column tile, in tile order, over the ranked x (xr, after the prologue).
@@ -123,32 +137,26 @@ void launch_tile_composite(CudaBackend &be, const TcForm &F, const S s, bool use
     cudaStream_t st = be.stream();
     const size_t optin = be.smem_optin();
     const int64_t sms = be.sm_count();
-    for (size_t ti = 0; ti < F.tiles.size(); ++ti) {
-        const Tile &tile = F.tiles[ti];
-        const int64_t span = tile.col_end - tile.col_begin;
-        const size_t bytes = (size_t)span * sizeof(T);
-        const T *x = xr + tile.col_begin;
+    for (const Tile &tile : F.tiles) {
         const int64_t nwl = tile.wl_end - tile.wl_begin;
         if (nwl <= 0) continue;
-        int64_t grid = std::min<int64_t>((nwl + kSpmvWarps - 1) / kSpmvWarps, 4 * sms);
-        const bool smem = stage_tile(tile, grid, bytes, optin, sms);
+        const TileLaunch<T> L = tile_launch(tile, xr, nwl, optin, sms);
         const T *vals = use_vals ? F.values.as<T>() : nullptr;
         const Workload *wls = F.workloads.as<Workload>() + tile.wl_begin;
         if (tile.index_bits == 16) {
-            if (smem) allow_smem(tile_composite_kernel<S, uint16_t>, bytes);
-            tile_composite_kernel<S, uint16_t><<<(unsigned)grid, kSpmvThreads, smem ? bytes : 0, st>>>(
-                s, wls, nwl, F.col16.as<uint16_t>() + tile.index_offset, tile.entry_begin, vals, x, (int32_t)span,
-                smem ? 1 : 0, F.row_ids.as<int32_t>(), t);
+            if (L.smem) allow_smem(tile_composite_kernel<S, uint16_t>, L.bytes);
+            tile_composite_kernel<S, uint16_t><<<(unsigned)L.grid, kSpmvThreads, L.smem ? L.bytes : 0, st>>>(
+                s, wls, nwl, F.col16.as<uint16_t>() + tile.index_offset, tile.entry_begin, vals, L.x, L.span,
+                L.smem ? 1 : 0, F.row_ids.as<int32_t>(), t);
         } else {
-            if (smem) allow_smem(tile_composite_kernel<S, uint32_t>, bytes);
-            tile_composite_kernel<S, uint32_t><<<(unsigned)grid, kSpmvThreads, smem ? bytes : 0, st>>>(
-                s, wls, nwl, F.col32.as<uint32_t>() + tile.index_offset, tile.entry_begin, vals, x, (int32_t)span,
-                smem ? 1 : 0, F.row_ids.as<int32_t>(), t);
+            if (L.smem) allow_smem(tile_composite_kernel<S, uint32_t>, L.bytes);
+            tile_composite_kernel<S, uint32_t><<<(unsigned)L.grid, kSpmvThreads, L.smem ? L.bytes : 0, st>>>(
+                s, wls, nwl, F.col32.as<uint32_t>() + tile.index_offset, tile.entry_begin, vals, L.x, L.span,
+                L.smem ? 1 : 0, F.row_ids.as<int32_t>(), t);
         }
         PSV_CUDA_LAUNCH_CHECK();
     }
 }
-
 
 }  // namespace cuda
 }  // namespace psv

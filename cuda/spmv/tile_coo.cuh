@@ -54,23 +54,17 @@ void launch_tile_coo(CudaBackend &be, const TcForm &F, const S s, bool use_vals,
     const size_t optin = be.smem_optin();
     const int64_t sms = be.sm_count();
     for (size_t ti = 0; ti < F.tiles.size(); ++ti) {
-        const Tile &tile = F.tiles[ti];
-        const int64_t span = tile.col_end - tile.col_begin;
-        const size_t bytes = (size_t)span * sizeof(T);
-        const T *x = xr + tile.col_begin;
         const int64_t c0 = F.coo_chunk_begin[ti], nch = F.coo_chunk_begin[ti + 1] - c0 - 1;
         if (nch <= 0) continue;
-        int64_t grid = std::min<int64_t>((nch + kSpmvWarps - 1) / kSpmvWarps, 4 * sms);
-        const bool smem = stage_tile(tile, grid, bytes, optin, sms);
+        const TileLaunch<T> L = tile_launch(F.tiles[ti], xr, nch, optin, sms);
         const T *vals = use_vals ? F.coo_val.as<T>() : nullptr;
-        if (smem) allow_smem(tile_coo_kernel<S>, bytes);
-        tile_coo_kernel<S><<<(unsigned)grid, kSpmvThreads, smem ? bytes : 0, st>>>(
-            s, F.coo_chunk.as<int64_t>() + c0, nch, F.coo_row.as<int32_t>(), F.coo_col.as<uint32_t>(), vals, x,
-            (int32_t)span, smem ? 1 : 0, t);
+        if (L.smem) allow_smem(tile_coo_kernel<S>, L.bytes);
+        tile_coo_kernel<S><<<(unsigned)L.grid, kSpmvThreads, L.smem ? L.bytes : 0, st>>>(
+            s, F.coo_chunk.as<int64_t>() + c0, nch, F.coo_row.as<int32_t>(), F.coo_col.as<uint32_t>(), vals, L.x, L.span,
+            L.smem ? 1 : 0, t);
         PSV_CUDA_LAUNCH_CHECK();
     }
 }
-
 
 }  // namespace cuda
 }  // namespace psv
