@@ -11,10 +11,6 @@ namespace psv {
 namespace test_hooks {
 FailAllocationFn fail_allocation = nullptr;
 std::atomic<int64_t> live_buffers{0};
-bool device_pool_no_cache = false;
-bool chunk_rank_order_always = false;
-int64_t chunk_hot_columns = -1;
-int64_t chunk_ranked_prefix = -1;
 }  // namespace test_hooks
 
 void ContextCore::set_error(const std::string &msg) {

@@ -22,27 +22,6 @@ extern FailAllocationFn fail_allocation;
 // before and after a call to find leaked backend memory (host or device).
 extern std::atomic<int64_t> live_buffers;
 
-// When true, the CUDA device pool keeps no freed block for reuse (each is cudaFree'd at once):
-// its cache's bookkeeping (host map nodes) then does not change from one call to the next, so a
-// test can count host allocations exactly. Set it before the context is created.
-extern bool device_pool_no_cache;
-
-// When true, the CUDA backend's PSV_KERNEL_AUTO reads x in column rank order on every matrix
-// with entries (normally only on large power-law ones), so small tests reach that path. Set it
-// before the matrices are built.
-extern bool chunk_rank_order_always;
-
-// When >= 0, the CUDA backend's PSV_KERNEL_AUTO holds this many hot columns of x in shared memory
-// (csr_hot_kernel; capped by the matrix and by shared memory) on every matrix with entries: 0
-// turns the hot kernel off. -1 (the default): the rule (power-law matrices only). Set it before
-// the matrices are built.
-extern int64_t chunk_hot_columns;
-
-// When >= 0, a rank-ordered plan of the CUDA backend's hot-column kernel keeps ranks only for its
-// first max(hot columns, this) ranks (CudaMatrix::ChunkPlan::ranked_prefix; the rest of x is read
-// in plain order); -1 (the default): the rule. Set it before the matrices are built.
-extern int64_t chunk_ranked_prefix;
-
 inline bool should_fail_allocation(psv_backend backend, size_t bytes) {
     FailAllocationFn f = fail_allocation;
     return f && f(backend, bytes);

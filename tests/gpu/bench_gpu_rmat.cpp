@@ -7,7 +7,7 @@
 
 #include "algo/algorithms.hpp"
 #include "core/error.hpp"
-#include "cuda/cuda_internal.hpp"
+#include "cuda/internal.hpp"
 #include "gpu_common.hpp"
 
 using namespace psv;
@@ -24,6 +24,65 @@ template <class F> static double median_time(int reps, F &&f) {
     }
     std::sort(t.begin(), t.end());
     return t[t.size() / 2];
+}
+
+// Seconds to build the matrix from device-resident COO (the edges uploaded first, not timed;
+// one warm-up build); 0 where the upload does not fit.
+static double build_from_device_coo_time(Backend &gpu, const gputest::Edges &E, int64_t n, const FormatOptions &fo) {
+    double t = 0;
+    std::vector<int32_t> r(E.rows.begin(), E.rows.end()), c(E.cols.begin(), E.cols.end());
+    int32_t *dr = nullptr, *dc = nullptr;
+    if (cudaMalloc(&dr, r.size() * 4) == cudaSuccess && cudaMalloc(&dc, c.size() * 4) == cudaSuccess) {
+        cudaMemcpy(dr, r.data(), r.size() * 4, cudaMemcpyHostToDevice);
+        cudaMemcpy(dc, c.data(), c.size() * 4, cudaMemcpyHostToDevice);
+        auto M2 = cuda::build_from_device_coo(gpu, n, n, PSV_FP32, (int64_t)r.size(), dr, dc, nullptr, fo);  // warm
+        M2.reset();
+        const auto t0 = clk::now();
+        M2 = cuda::build_from_device_coo(gpu, n, n, PSV_FP32, (int64_t)r.size(), dr, dc, nullptr, fo);
+        t = secs(t0);
+    }
+    cudaFree(dr);
+    cudaFree(dc);
+    return t;
+}
+
+// Median seconds of the product a on the context's stream, Mg rebuilt for kernel k first.
+static double spmv_time(Backend &gpu, MatrixStore &Mg, const SpmvArgs &a, psv_kernel k) {
+    FormatOptions ko;
+    ko.kernel = k;
+    Mg.rebuild(ko);
+    for (int i = 0; i < 3; ++i) gpu.spmv(a);
+    cuda::synchronize(gpu);
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    cudaStream_t st = (cudaStream_t)cuda::stream_of(gpu);
+    std::vector<float> ms;
+    for (int i = 0; i < 20; ++i) {
+        cudaEventRecord(e0, st);
+        gpu.spmv(a);
+        cudaEventRecord(e1, st);
+        cudaEventSynchronize(e1);
+        float m = 0;
+        cudaEventElapsedTime(&m, e0, e1);
+        ms.push_back(m);
+    }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2] / 1000.0;
+}
+
+// Seconds per PageRank iteration (20 iterations, tolerance 0; warm: 2 iterations first).
+static double pagerank_iteration_time(Backend &be, const MatrixStore &M, bool warm) {
+    auto MT = M.transposed();
+    auto steps = create_algo_steps(be);
+    Buffer r;
+    int32_t it = 0;
+    if (warm) pagerank(be, *steps, M, *MT, 0.85, 0.0, 2, r, it);
+    const auto t0 = clk::now();
+    pagerank(be, *steps, M, *MT, 0.85, 0.0, 20, r, it);
+    return secs(t0) / it;
 }
 
 int main(int argc, char **argv) {
@@ -64,52 +123,13 @@ int main(int argc, char **argv) {
     t0 = clk::now();
     auto Mg = gpu->build_matrix(std::move(ag), fo);
     const double gpu_build_host = secs(t0);
-    double gpu_build_coo = 0;
-    {
-        std::vector<int32_t> r(E.rows.begin(), E.rows.end()), c(E.cols.begin(), E.cols.end());
-        int32_t *dr = nullptr, *dc = nullptr;
-        if (cudaMalloc(&dr, r.size() * 4) == cudaSuccess && cudaMalloc(&dc, c.size() * 4) == cudaSuccess) {
-            cudaMemcpy(dr, r.data(), r.size() * 4, cudaMemcpyHostToDevice);
-            cudaMemcpy(dc, c.data(), c.size() * 4, cudaMemcpyHostToDevice);
-            auto M2 = cuda::build_from_device_coo(*gpu, n, n, PSV_FP32, (int64_t)r.size(), dr, dc, nullptr, fo);  // warm
-            M2.reset();
-            t0 = clk::now();
-            M2 = cuda::build_from_device_coo(*gpu, n, n, PSV_FP32, (int64_t)r.size(), dr, dc, nullptr, fo);
-            gpu_build_coo = secs(t0);
-        }
-        cudaFree(dr);
-        cudaFree(dc);
-    }
+    const double gpu_build_coo = build_from_device_coo_time(*gpu, E, n, fo);
     Buffer du(gpu.get(), (size_t)n * 4), dt(gpu.get(), (size_t)n * 4);
     gpu->upload(du.get(), u.data(), (size_t)n * 4);
     a.A = Mg.get();
     a.u = du.get();
     a.t = dt.get();
-    auto gpu_spmv_time = [&](psv_kernel k) {
-        FormatOptions ko;
-        ko.kernel = k;
-        Mg->rebuild(ko);
-        for (int i = 0; i < 3; ++i) gpu->spmv(a);
-        cuda::synchronize(*gpu);
-        cudaEvent_t e0, e1;
-        cudaEventCreate(&e0);
-        cudaEventCreate(&e1);
-        cudaStream_t st = (cudaStream_t)cuda::stream_of(*gpu);
-        std::vector<float> ms;
-        for (int i = 0; i < 20; ++i) {
-            cudaEventRecord(e0, st);
-            gpu->spmv(a);
-            cudaEventRecord(e1, st);
-            cudaEventSynchronize(e1);
-            float m = 0;
-            cudaEventElapsedTime(&m, e0, e1);
-            ms.push_back(m);
-        }
-        cudaEventDestroy(e0);
-        cudaEventDestroy(e1);
-        std::sort(ms.begin(), ms.end());
-        return ms[ms.size() / 2] / 1000.0;
-    };
+    auto gpu_spmv_time = [&](psv_kernel k) { return spmv_time(*gpu, *Mg, a, k); };
     const double g_tc = gpu_spmv_time(PSV_KERNEL_TILE_COMPOSITE);
     gpu->download(tg.data(), dt.get(), (size_t)n * 4);
     double d = 0, nn = 0;
@@ -124,20 +144,7 @@ int main(int argc, char **argv) {
     Mg->info(info);
 
     // PageRank: 20 iterations (tolerance 0) on both
-    double pr_cpu = 0, pr_gpu = 0;
-    {
-        auto MTc = Mc->transposed();
-        auto MTg = Mg->transposed();
-        Buffer r;
-        int32_t it = 0;
-        t0 = clk::now();
-        pagerank(*cpu, *create_algo_steps(*cpu), *Mc, *MTc, 0.85, 0.0, 20, r, it);
-        pr_cpu = secs(t0) / it;
-        pagerank(*gpu, *create_algo_steps(*gpu), *Mg, *MTg, 0.85, 0.0, 2, r, it);  // warm
-        t0 = clk::now();
-        pagerank(*gpu, *create_algo_steps(*gpu), *Mg, *MTg, 0.85, 0.0, 20, r, it);
-        pr_gpu = secs(t0) / it;
-    }
+    const double pr_cpu = pagerank_iteration_time(*cpu, *Mc, false), pr_gpu = pagerank_iteration_time(*gpu, *Mg, true);
     std::printf("\n== INFORMATIONAL timings (tests/gpu/bench_gpu_rmat; real figures: bench/) ==\n");
     std::printf("device: %s\ncpu:    %s\n", gpu->device_name().c_str(), cpu->device_name().c_str());
     std::printf("R-MAT scale %d, edge factor %lld: n = %lld, nnz = %lld (pattern, fp32 plus.second)\n", scale, (long long)ef,
@@ -146,7 +153,7 @@ int main(int argc, char **argv) {
                 (long long)info.tile_width, info.dense_tiles, info.sparse_tile, (long long)info.workloads, info.padding_ratio);
     std::printf("| what | CPU backend | CUDA backend |\n|---|---|---|\n");
     std::printf("| build from host CSR (s) | %.3f | %.3f (upload included) |\n", cpu_build, gpu_build_host);
-    std::printf("| build from device COO (s) | - | %.3f (sort + dedup + CSR + tile-composite) |\n", gpu_build_coo);
+    std::printf("| build from device COO (s) | - | %.3f (sort + dedup + CSR + plan) |\n", gpu_build_coo);
     std::printf("| SpMV tile-composite (ms) | %.3f | %.3f |\n", cpu_spmv * 1e3, g_tc * 1e3);
     std::printf("| SpMV TILE-COO (ms) | - | %.3f |\n", g_coo * 1e3);
     std::printf("| SpMV CSR-vector (ms) | - | %.3f |\n", g_csr * 1e3);

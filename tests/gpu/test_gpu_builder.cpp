@@ -4,7 +4,7 @@
 #include <cuda_runtime.h>
 
 #include "core/error.hpp"
-#include "cuda/cuda_internal.hpp"
+#include "cuda/internal.hpp"
 #include "gpu_common.hpp"
 
 using namespace psv;

@@ -1,21 +1,21 @@
-// The CSR chunk kernel's cuts (cuda/cuda_spmv.cuh, csr_chunk_kernel): row lengths placed on and
+// The CSR chunk kernel's cuts (cuda/spmv/csr_chunk.cuh, csr_chunk_kernel): row lengths placed on and
 // around the chunk size (rows of exactly C, C + 1, 2C, a long row starting and ending on a cut,
 // long rows back to back, empty rows first, last and between, one row holding every entry, a
 // Zipf-like spread), each product checked against a float64 host reference (fp32, fp64,
 // pattern) or the CPU backend (exact for int32 min-plus and boolean), run three times: the results
 // must be bit-identical (the long rows' counters reset; sums have a fixed order). Also with the
 // columns in rank order and with hot columns of x in shared memory (csr_hot_kernel), AUTO's
-// paths for power-law matrices, forced by test hooks. And a stencil-like matrix of many waves of
+// paths for power-law matrices, forced through the tuning policy (psv::cuda::set_policy). And a stencil-like matrix of many waves of
 // chunks (the kernel's 8-blocks-per-SM variant).
 #include <cuda_runtime.h>
 
-#include "core/test_hooks.hpp"
+#include "cuda/internal.hpp"
 #include "gpu_common.hpp"
 #include "psv/psv.h"
 
 namespace {
 
-// The chunk plan's cut spacings (cuda/cuda_backend.cuh, chunk_stride): kChunkThreads x
+// The chunk plan's cut spacings (cuda/tuning/policy.hpp, Policy::chunk_stride): kChunkThreads x
 // kChunkPerThread, and 64 less on matrices of few waves without hot columns (AUTO's plain passes
 // below; the hot passes cut at 2048). The cut cases are placed for both.
 constexpr int64_t kStrides[] = {2048, 1984};
@@ -234,7 +234,7 @@ int main() {
     REQUIRE(psv_context_create(PSV_BACKEND_CUDA, 0, &gpu) == PSV_SUCCESS);
     int checks = 0;
     // CSR; AUTO (plain column order, no hot columns at these sizes but for zipf); then AUTO with
-    // test hooks: rank order (x gathered) without hot columns; hot columns in shared memory
+    // the policy's overrides: rank order (x gathered) without hot columns; hot columns in shared memory
     // (csr_hot_kernel) gathered by each block itself (H <= kHotDirect), or by a gather launch;
     // hot columns with rank order. A pattern matrix in an fp64 product is wider than its plan's
     // hot values (4 bytes): that product takes the plain chunk kernel.
@@ -243,17 +243,20 @@ int main() {
     struct Pass {
         psv_kernel kernel;
         bool rank_order;
-        int64_t hot;     // test_hooks::chunk_hot_columns
-        int64_t prefix;  // test_hooks::chunk_ranked_prefix
+        int64_t hot;     // Policy::hot_columns
+        int64_t prefix;  // Policy::ranked_prefix
     };
+    const psv::cuda::Policy base = psv::cuda::policy_of(gpu);
     const Pass passes[] = {{PSV_KERNEL_CSR, false, -1, -1}, {PSV_KERNEL_AUTO, false, -1, -1}, {PSV_KERNEL_AUTO, true, 0, -1},
                            {PSV_KERNEL_AUTO, false, 1000, -1}, {PSV_KERNEL_AUTO, false, 30000, -1}, {PSV_KERNEL_AUTO, true, 5000, -1},
                            {PSV_KERNEL_AUTO, true, 1000, 1337}, {PSV_KERNEL_AUTO, true, 5000, 5000}};
     for (int pass = 0; pass < (int)(sizeof passes / sizeof passes[0]); ++pass) {
         const Pass &P = passes[pass];
-        psv::test_hooks::chunk_rank_order_always = P.rank_order;
-        psv::test_hooks::chunk_hot_columns = P.hot;
-        psv::test_hooks::chunk_ranked_prefix = P.prefix;
+        psv::cuda::Policy policy = base;
+        policy.rank_order_always = P.rank_order;
+        policy.hot_columns = P.hot;
+        policy.ranked_prefix = P.prefix;
+        psv::cuda::set_policy(gpu, policy);
         psv_context_set_option(gpu, PSV_OPT_KERNEL, P.kernel);
         // under the sanitizers (small mode): the cut cases, fp32 and int32, all but passes 1, 3
         // and 5 (the hot kernel's paths are all in passes 4, 6 and 7)
@@ -274,11 +277,9 @@ int main() {
             }
         }
     }
-    psv::test_hooks::chunk_rank_order_always = false;
-    psv::test_hooks::chunk_hot_columns = -1;
-    psv::test_hooks::chunk_ranked_prefix = -1;
+    psv::cuda::set_policy(gpu, base);
     // Enough uniform rows of 27 (a stencil's) for csr_chunk_kernel's many-waves variant (8 blocks
-    // per SM from kChunkManyWaves = 8 waves of them): 64 chunks per SM and a tenth more.
+    // per SM from Policy::chunk_many_waves = 8 waves of them): 64 chunks per SM and a tenth more.
     if (!gputest::small_mode()) {
         int dev = 0, sms = 0;
         REQUIRE(cudaGetDevice(&dev) == cudaSuccess);

@@ -6,7 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/objects.hpp"
-#include "cuda/cuda_internal.hpp"
+#include "cuda/internal.hpp"
 #include "gpu_common.hpp"
 #include "psv/psv.h"
 
@@ -40,7 +40,8 @@ int main() {
     cudaMemGetInfo(&free1, &total);
     std::fprintf(stderr, "free %zu MB of %zu MB; ballast %zu MB; %zu MB left\n", free0 >> 20, total >> 20, bsize >> 20, free1 >> 20);
     // a matrix whose build needs well over what is left: 24 M entries (device CSR alone ~200 MB,
-    // the builder's temporaries several times that)
+    // the tile-composite builder's temporaries several times that; AUTO builds no padded form, so
+    // the context asks for the tile-composite kernel here)
     const int64_t n = 1 << 20, m = gputest::small_mode() ? (int64_t)12 << 20 : (int64_t)24 << 20;
     std::vector<int64_t> rows((size_t)m), cols((size_t)m);
     uint64_t s = 5;
@@ -48,6 +49,7 @@ int main() {
         rows[k] = k / 24 % n;
         cols[k] = (int64_t)(gputest::splitmix(s) % (uint64_t)n);
     }
+    REQUIRE(psv_context_set_option(ctx, PSV_OPT_KERNEL, PSV_KERNEL_TILE_COMPOSITE) == PSV_SUCCESS);
     for (int round = 0; round < 2; ++round) {
         psv_matrix *A = nullptr;
         const psv_status st = psv_matrix_build(ctx, PSV_FP32, n, n, m, rows.data(), cols.data(), nullptr, PSV_NOOP, &A);
@@ -58,6 +60,7 @@ int main() {
         cudaMemGetInfo(&free2, &total);
         CHECK_MSG(free2 == free1, "leaked %lld bytes", (long long)free1 - (long long)free2);
     }
+    REQUIRE(psv_context_set_option(ctx, PSV_OPT_KERNEL, PSV_KERNEL_AUTO) == PSV_SUCCESS);
     // the context still works, with the ballast still in place
     {
         psv_matrix *A = nullptr;

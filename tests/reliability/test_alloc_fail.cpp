@@ -29,6 +29,7 @@
 #include "psv/psv.h"  // before check.h: its backend and data helpers need it
 #include "check.h"
 #include "core/test_hooks.hpp"
+#include "cuda/internal.hpp"
 
 // ---- injection state -------------------------------------------------------------------------
 namespace {
@@ -497,9 +498,9 @@ int main() {
     // Load every CUDA module at context creation: lazy loading would allocate (and keep) host
     // memory at a kernel's first launch, inside whichever call happens to launch it first.
     setenv("CUDA_MODULE_LOADING", "EAGER", 0);
-    psv::test_hooks::device_pool_no_cache = true;
     B = test_backend();
     REQUIRE(psv_context_create(B, 0, &ctx) == PSV_SUCCESS);
+    if (B == PSV_BACKEND_CUDA) { psv::cuda::Policy p = psv::cuda::policy_of(ctx); p.pool_no_cache = true; psv::cuda::set_policy(ctx, p); }
     REQUIRE(psv_semiring_create(ctx, PSV_PLUS, PSV_TIMES, PSV_FP64, &plus_times) == PSV_SUCCESS);
     REQUIRE(psv_matrix_build(ctx, PSV_FP64, 6, 5, 10, kR, kC, kV, PSV_NOOP, &A) == PSV_SUCCESS);
     {

@@ -2,7 +2,7 @@
 #include "algo/steps.hpp"
 #include "core/backend.hpp"
 #include "core/error.hpp"
-#include "cuda/cuda_internal.hpp"
+#include "cuda/internal.hpp"
 
 namespace psv {
 
@@ -31,6 +31,13 @@ void synchronize(Backend &) { unavailable(); }
 size_t pool_cached_bytes(Backend &) { unavailable(); }
 void pool_trim(Backend &) { unavailable(); }
 TileComposite download_form(const MatrixStore &) { unavailable(); }
+Policy policy_of(psv_context *) { unavailable(); }
+void set_policy(psv_context *, const Policy &) { unavailable(); }
+void replan(psv_matrix *) { unavailable(); }
+std::string plan_description(const psv_matrix *) { unavailable(); }
+psv_matrix *wrap_matrix(psv_context *, std::unique_ptr<MatrixStore>) { unavailable(); }
+Backend &backend_of(psv_context *) { unavailable(); }
+AlgoSteps &steps_of(psv_context *) { unavailable(); }
 std::unique_ptr<AlgoSteps> create_algo_steps(Backend &) { unavailable(); }
 
 }  // namespace cuda

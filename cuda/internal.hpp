@@ -1,14 +1,19 @@
-// Internal C++ entry points of the CUDA backend for the benchmark and the GPU tests (not API):
-// build a matrix straight from device-resident COO or CSR arrays, with no host round trip.
-// Plain C++: no CUDA header needed to include it. Available only where PSV_HAVE_CUDA is defined;
-// where CUDA is not built every function throws PSV_ERROR_BACKEND_UNAVAILABLE.
+// Internal C++ entry points of the CUDA backend for the benchmark and the tests (not API): build
+// a matrix straight from device-resident COO or CSR arrays, with no host round trip; read and
+// inject the tuning policy; describe a matrix's plan. Plain C++: no CUDA header needed to include
+// it. Where CUDA is not built every function throws PSV_ERROR_BACKEND_UNAVAILABLE
+// (cuda/unavailable.cpp).
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "core/backend.hpp"
+#include "cuda/tuning/policy.hpp"
+#include "psv/psv.h"
 
 namespace psv {
+class AlgoSteps;
 namespace cuda {
 
 // True when `be` is a CUDA backend.
@@ -39,8 +44,24 @@ size_t pool_cached_bytes(Backend &be);
 void pool_trim(Backend &be);
 
 // The tile-composite form of a CUDA matrix copied to the host (tests compare the device builder
-// with the host one).
+// with the host one); built for the copy where the matrix's kernel does not keep it.
 TileComposite download_form(const MatrixStore &A);
+
+// The context's current tuning policy (a CUDA context).
+Policy policy_of(psv_context *ctx);
+// Matrices built or re-planned afterwards follow p; the device pool follows it at once (its cache
+// limit; with pool_no_cache the cached blocks are released).
+void set_policy(psv_context *ctx, const Policy &p);
+// Rebuild A's plan (and form) with its options and the context's policy.
+void replan(psv_matrix *A);
+// A's SpMV plan in words (the chunk plan's column order and hot columns, or the tile form).
+std::string plan_description(const psv_matrix *A);
+// A handle for a store built by build_from_device_* on ctx's backend (psv_matrix_free frees it).
+psv_matrix *wrap_matrix(psv_context *ctx, std::unique_ptr<MatrixStore> store);
+// The context's backend (for build_from_device_* and the algorithm layer), and its algorithm
+// steps.
+Backend &backend_of(psv_context *ctx);
+AlgoSteps &steps_of(psv_context *ctx);
 
 }  // namespace cuda
 }  // namespace psv

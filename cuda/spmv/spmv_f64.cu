@@ -1,9 +1,9 @@
-// SpMV instantiations for value type bool_t: every semiring (add x multiply) of the type, each
+// SpMV instantiations for value type double: every semiring (add x multiply) of the type, each
 // with the tile-composite (16- and 32-bit indices), TILE-COO and CSR-vector kernels.
-#include "cuda/cuda_spmv.cuh"
+#include "cuda/spmv/dispatch.cuh"
 
 namespace psv {
 namespace cuda {
-PSV_INSTANTIATE_SPMV(bool_t)
+PSV_INSTANTIATE_SPMV(double)
 }  // namespace cuda
 }  // namespace psv

@@ -1,71 +1,14 @@
 // Deterministic map-reduce on the device: one launch, a grid that depends on n only, fixed
 // per-block trees, and the last block to finish combining the block partials in block order.
 #pragma once
-#include "cuda/cuda_backend.cuh"
+#include "cuda/runtime/backend.cuh"
+#include "cuda/runtime/warp.cuh"
 
 namespace psv {
 namespace cuda {
 
 constexpr int kReduceThreads = 256;
 constexpr int kReduceMaxBlocks = 1024;
-
-template <class T> __device__ __forceinline__ T shfl_xor_any(T v, int m) {
-    if constexpr (sizeof(T) == 8) {
-        long long b;
-        memcpy(&b, &v, 8);
-        b = __shfl_xor_sync(0xffffffffu, b, m);
-        memcpy(&v, &b, 8);
-        return v;
-    } else if constexpr (sizeof(T) == 4) {
-        int b;
-        memcpy(&b, &v, 4);
-        b = __shfl_xor_sync(0xffffffffu, b, m);
-        memcpy(&v, &b, 4);
-        return v;
-    } else {
-        int b = (int)v;
-        b = __shfl_xor_sync(0xffffffffu, b, m);
-        return (T)b;
-    }
-}
-template <class T> __device__ __forceinline__ T shfl_up_any(T v, int d) {
-    if constexpr (sizeof(T) == 8) {
-        long long b;
-        memcpy(&b, &v, 8);
-        b = __shfl_up_sync(0xffffffffu, b, d);
-        memcpy(&v, &b, 8);
-        return v;
-    } else if constexpr (sizeof(T) == 4) {
-        int b;
-        memcpy(&b, &v, 4);
-        b = __shfl_up_sync(0xffffffffu, b, d);
-        memcpy(&v, &b, 4);
-        return v;
-    } else {
-        int b = (int)v;
-        b = __shfl_up_sync(0xffffffffu, b, d);
-        return (T)b;
-    }
-}
-template <class T> __device__ __forceinline__ T shfl_idx_any(T v, int src) {
-    if constexpr (sizeof(T) == 8) {
-        long long b;
-        memcpy(&b, &v, 8);
-        b = __shfl_sync(0xffffffffu, b, src);
-        memcpy(&v, &b, 8);
-        return v;
-    } else if constexpr (sizeof(T) == 4) {
-        int b;
-        memcpy(&b, &v, 4);
-        b = __shfl_sync(0xffffffffu, b, src);
-        memcpy(&v, &b, 4);
-        return v;
-    } else {
-        int b = (int)v;
-        b = __shfl_sync(0xffffffffu, b, src);
-        return (T)b;
-    }
-}
 
 // Butterfly over a full warp (every lane ends with the same value, fixed shape).
 template <class Op, class T> __device__ __forceinline__ T warp_allreduce(const Op &op, T v) {

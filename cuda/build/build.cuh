@@ -1,0 +1,53 @@
+// The device builders of the CUDA backend: column ranking, the tile-composite (and TILE-COO)
+// form, the CSR chunk plan, transpose, COO -> CSR and the pattern of A + A'.
+#pragma once
+#include <memory>
+
+#include "cuda/build/matrix.cuh"
+
+namespace psv {
+namespace cuda {
+
+// Rank M's columns by length (ranking.cu): col_order[k] = the column of rank k, rank_of its
+// inverse; hot_min_length sets ColumnStats::hot_columns.
+ColumnStats rank_columns(CudaBackend &be, const CudaMatrix &M, int64_t hot_min_length, Buffer &col_order,
+                         Buffer &rank_of);
+
+// The parameters of a tile-composite form (format.hpp describes the layout).
+struct FormParams {
+    int64_t tile_width = 0;
+    int64_t max_tiles = -1;
+    int64_t workload_size = 0;
+    bool want_coo = false;  // the TILE-COO form as well
+};
+// The form parameters of options opt under policy p for values of vb bytes (plan.cu).
+FormParams form_params(const FormatOptions &opt, const Policy &p, size_t vb, bool want_coo);
+// Build the device tile-composite form of M (CSR already in M) into F (form.cu); the column
+// ranking's counts go to *stats.
+void build_form(CudaBackend &be, const CudaMatrix &M, const FormParams &p, int64_t hot_min_length, TcForm &F,
+                ColumnStats &stats);
+
+// The rows of M longer than min_len, in no particular order (a device int32 list); their count.
+int64_t list_long_rows(CudaBackend &be, const CudaMatrix &M, int64_t min_len, Buffer &out);
+// The chunk plan of M's CSR (chunk_plan.cu) with the cut spacing policy.chunk_stride(nvals,
+// hot). Ranked or hot: col_order (the column ranking) moves into the plan; ranks below prefix
+// only, the rest stored as prefix + column (ChunkPlan::ranked_prefix).
+ChunkPlan build_chunk_plan(CudaBackend &be, const CudaMatrix &M, const Policy &policy, Buffer &&col_order, bool ranked,
+                           int64_t prefix, int64_t hot, size_t hot_vb);
+
+// Device transpose of a CSR (values carried) (transpose.cu).
+void transpose_csr(CudaBackend &be, const CudaMatrix &A, CudaMatrix &T);
+// The pattern of A + A' (square A) built on the device with A's options.
+std::unique_ptr<MatrixStore> symmetric_pattern(CudaBackend &be, const CudaMatrix &A);
+// A matrix from COO in device memory (duplicates: a pattern keeps one, valued the first).
+std::unique_ptr<MatrixStore> coo_to_matrix(CudaBackend &be, int64_t nrows, int64_t ncols, psv_type type, int64_t nnz,
+                                           const int32_t *rows, const int32_t *cols, const void *values,
+                                           const FormatOptions &opt);
+// Column rank order pays for an input x of x_bytes (plan.cu): M's columns follow a power law
+// and x exceeds `share` of L2 (M's policy).
+bool prefers_rank_order(const CudaMatrix &M, double x_bytes, double share);
+// Row statistics (empty rows, longest row) of M's CSR, then M.rebuild(opt) (matrix.cu).
+void finish_matrix(CudaBackend &be, CudaMatrix &M, const FormatOptions &opt);
+
+}  // namespace cuda
+}  // namespace psv

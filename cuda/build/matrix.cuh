@@ -1,0 +1,136 @@
+// A matrix of the CUDA backend: its CSR in device memory, and what its kernel reads: the CSR
+// chunk plan (PSV_KERNEL_AUTO, PSV_KERNEL_CSR), or the tile-composite form (PSV_KERNEL_TILE_COMPOSITE,
+// PSV_KERNEL_TILE_COO). The padded form is built for the other kernels only where a reader needs
+// it: the k-vector product's tile-composite variant (built on first use and kept until the next
+// rebuild) and psv_matrix_info_get / psv_matrix_tile_info (built, described and released).
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "cuda/runtime/backend.cuh"
+
+namespace psv {
+namespace cuda {
+
+// The tile-composite form in device memory, with its per-tile metadata kept on the host as well.
+struct TcForm {
+    int64_t tile_width = 0;
+    int32_t dense_tiles = 0;
+    std::vector<Tile> tiles;  // host copy (small)
+    int64_t n_workloads = 0, n_rows = 0, n16 = 0, n32 = 0, slots = 0;
+    Buffer col_order;  // int32 [ncols]
+    Buffer tiles_d;    // Tile [tiles]
+    Buffer workloads;  // Workload [n_workloads]
+    Buffer row_ids;    // int32 [n_rows]
+    Buffer col16, col32;  // uint16 [n16], uint32 [n32]
+    Buffer values;     // slots * value size (empty for a pattern)
+    // TILE-COO form (built only when that kernel is chosen): entries in tile, row, rank order.
+    Buffer coo_row;    // int32 [nnz]
+    Buffer coo_col;    // uint32 [nnz] tile-local ranked column
+    Buffer coo_val;    // nnz values (empty for a pattern)
+    Buffer coo_chunk;  // int64 [chunks + 1]: warp ranges of whole rows, per tile
+    std::vector<int64_t> coo_tile_begin;   // entry range of each tile (host), tiles + 1
+    std::vector<int64_t> coo_chunk_begin;  // first chunk of each tile (host), tiles + 1
+    int64_t device_bytes() const;
+};
+
+// The columns ranked by length (descending, ties by lower column): what the rules read of them.
+struct ColumnStats {
+    int64_t max_col_length = 0;
+    int64_t hot_columns = 0;  // columns of length >= hot_min_length (ranks 0 .. hot_columns - 1)
+    int64_t long2 = 0;        // columns of length >= 2 (Algorithm 1's dense tiles)
+};
+
+// What psv_matrix_info and psv_tile_info report of a tile-composite form, on the host.
+struct FormSummary {
+    int64_t tile_width = 0;
+    int32_t dense_tiles = 0;
+    std::vector<Tile> tiles;
+    std::vector<int64_t> row_major;  // row-major workloads of each tile
+    int64_t n_workloads = 0, n_rows = 0, n16 = 0, n32 = 0, slots = 0;
+    ColumnStats columns;
+};
+
+// CSR chunk plan (csr_chunk_kernel, the CSR kernel whenever u has every entry): the entries cut
+// into chunks of at most 2 x C (C = Policy::chunk_stride: kChunkEntries, or a little less), each a
+// block of kChunkThreads. A cut that would fall inside a row of at most C entries moves back to
+// that row's start, so only rows longer than C ("long") are split; a long row's pieces are summed
+// into slots, and the block that finishes its last piece (a per-row counter) adds them in order.
+struct ChunkPlan {
+    bool ranked = false;  // columns by rank (col_enc), x gathered into rank order per product
+    // ranked: the ranks below it are stored as ranks (x gathered into rank order for those
+    // alone); an entry of a higher rank stores ranked_prefix + its column (x read from u
+    // itself). ncols: every column ranked. Below ncols only with hot columns (auto_ranked_prefix).
+    int64_t ranked_prefix = 0;
+    // hot columns (ranks 0 .. hot-1) held in shared memory by csr_hot_kernel, for values of at
+    // most hot_vb bytes (a product of wider values reads M.col in plain order); 0: none
+    int64_t hot = 0;
+    size_t hot_vb = 0;
+    int64_t nchunks = 0, nlong = 0;
+    Buffer begin;      // int64 [nchunks + 1]: first entry of each chunk (last: nvals)
+    Buffer first_row;  // int32 [nchunks + 1]: first row starting at or after begin (last: nrows)
+    Buffer head_long;  // int32 [nchunks]: the long row this chunk continues (its first piece), or -1
+    Buffer tail_long;  // int32 [nchunks]: the long row starting in this chunk (its last piece), or -1
+    Buffer long_row;   // int32 [nlong]
+    Buffer long_first; // int64 [nlong]: the chunk holding the row's first entry
+    Buffer long_slot;  // int64 [nlong + 1]: slots of row j: long_slot[j] .. long_slot[j + 1]
+    Buffer counters;   // uint32 [nlong], zero between products
+    Buffer slots;      // 8 bytes per slot (the accumulator type)
+    // int32 [nvals], when ranked or hot: each entry's column as the kernels read it: rank | 2^31
+    // for a hot column (rank < hot), else the rank (ranked, rank < ranked_prefix),
+    // ranked_prefix + the column (ranked, higher ranks), or the column itself (not ranked)
+    Buffer col_enc;
+    Buffer col_order;  // int32 [ncols], when ranked or hot: the column of each rank
+    int64_t device_bytes() const;
+};
+
+class CudaMatrix final : public MatrixStore {
+public:
+    explicit CudaMatrix(CudaBackend *be) : be_(be), policy(be->policy()) {}
+    void rebuild(const FormatOptions &opt) override;
+    void info(psv_matrix_info &out) const override;
+    int32_t tile_count() const override { return (int32_t)summary().tiles.size(); }
+    void tile_info(int32_t tile, psv_tile_info &out) const override;
+    void extract_tuples(int64_t *rows_host, int64_t *cols_host, void *values_host) const override;
+    void inverse_row_lengths(float *out) const override;
+    std::unique_ptr<MatrixStore> transposed() const override;
+    std::unique_ptr<MatrixStore> symmetric_pattern() const override;
+
+    // The tile-composite form: the kept one, else built now with the options and policy of the
+    // last rebuild and kept until the next (the k-vector product's tile-composite variant).
+    const TcForm &form() const;
+    // The form copied to the host (tests compare builders); built transiently where not kept.
+    TileComposite form_to_host() const;
+    // Bytes of device memory the matrix holds (CSR, plan, kept form).
+    int64_t device_bytes() const;
+    // The SpMV plan in words.
+    std::string plan_description() const;
+
+    CudaBackend *be_;
+    Policy policy;  // the policy of the last rebuild
+    // CSR in device memory
+    Buffer row_ptr;  // int64 [nrows + 1]
+    Buffer col;      // int32 [nvals]
+    Buffer val;      // nvals * type size (empty for a pattern)
+    psv_kernel kernel = PSV_KERNEL_TILE_COMPOSITE;
+    double build_seconds = 0;
+    int32_t max_row_length = 0;
+    ColumnStats columns;
+    // CSR (vector) kernel: lanes per row (from the mean row length), and the rows longer than
+    // csr_long_min, each summed by a block of its own (device int32 list, n_long_rows of them)
+    int32_t csr_lanes = 32;
+    int64_t csr_long_min = 0;
+    Buffer long_rows;
+    int64_t n_long_rows = 0;
+    ChunkPlan chunks;
+
+private:
+    std::unique_ptr<TcForm> build_padded_form(ColumnStats &cs) const;
+    const TcForm &kept_or_transient_form(std::unique_ptr<TcForm> &transient, ColumnStats &cs) const;
+    const FormSummary &summary() const;
+    mutable std::unique_ptr<TcForm> form_;          // kept form (tile kernels, or built on use)
+    mutable std::unique_ptr<FormSummary> summary_;  // of the form, until the next rebuild
+};
+
+}  // namespace cuda
+}  // namespace psv

@@ -1,0 +1,155 @@
+// CudaMatrix::rebuild: the kernel's plan chosen by the rules of the matrix's tuning policy, and
+// built. PSV_KERNEL_AUTO runs the CSR chunk kernel everywhere (it is ahead of the tile-composite
+// one on every matrix of the benchmark set), over rank-ordered columns and with hot columns of x
+// in shared memory where the rules below pick them; the tile kernels get the padded form.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "cuda/build/build.cuh"
+
+namespace psv {
+namespace cuda {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The columns follow a power law: the longest at least power_law_ratio times the mean (a few
+// columns carry most entries).
+bool power_law(const CudaMatrix &M, const ColumnStats &cs, const Policy &p) {
+    if (M.nvals == 0 || M.ncols == 0) return false;
+    const double mean = (double)M.nvals / (double)M.ncols;
+    return (double)cs.max_col_length >= p.power_law_ratio * mean;
+}
+// Column rank order pays where the columns follow a power law and x is too large for the L2
+// cache to hold it while the entries stream past (more than `share` of L2): gathered in rank
+// order, the hot part of x shares cache lines. The rule, for an input of x_bytes (ncols values,
+// or ncols x k for the k-vector product, whose tile-composite variant it selects).
+bool rank_order_pays(const CudaMatrix &M, const ColumnStats &cs, const Policy &p, double x_bytes, double share) {
+    return power_law(M, cs, p) && x_bytes > share * (double)p.l2_bytes;
+}
+
+// PSV_KERNEL_AUTO's column order: ranked where x exceeds rank_order_l2_share of L2, or
+// rank_order_l2_share_hot under the hot-column kernel (hot > 0), where the columns follow a power
+// law; the policy's rank_order_always ranks every matrix with entries.
+bool auto_ranked(const CudaMatrix &M, const ColumnStats &cs, const Policy &p, int64_t hot) {
+    if (p.rank_order_always) return M.nvals > 0 && M.ncols > 0;
+    const double x_bytes = (double)M.ncols * (double)(M.pattern ? 4 : type_size(M.type));
+    return rank_order_pays(M, cs, p, x_bytes, hot > 0 ? p.rank_order_l2_share_hot : p.rank_order_l2_share);
+}
+
+// How many of a ranked plan's columns keep their rank (ChunkPlan::ranked_prefix): all of them for
+// the plain chunk kernel; under the hot kernel those whose x, in rank order, fits in 1 /
+// ranked_prefix_l2_parts of L2 (at least the hot ones). The tail of a power-law matrix's columns
+// (length 1-2, most of R-MAT's) gets no reuse from rank order, while gathering it costs each
+// product a random read per column: those entries read x from u itself.
+int64_t auto_ranked_prefix(const CudaMatrix &M, const Policy &p, int64_t hot, size_t vb) {
+    if (hot == 0) return M.ncols;
+    if (p.ranked_prefix >= 0) return std::max<int64_t>(hot, p.ranked_prefix);
+    return std::max<int64_t>(hot, (int64_t)(p.l2_bytes / (p.ranked_prefix_l2_parts * vb)));
+}
+
+// PSV_KERNEL_AUTO's hot columns (csr_hot_kernel: x at those columns read from shared memory): on
+// a power-law matrix of values of at most hot_max_value_bytes with at least hot_chunks_per_block
+// chunks per hot-kernel block (its copy of the hot values, once per block and product, must be
+// spread over enough entries), the columns of length >= hot_min_length, at most hot_max (a larger
+// set takes L1 space the next-warmest columns of x use). The policy's hot_columns forces a count.
+int64_t auto_hot(const CudaMatrix &M, const ColumnStats &cs, const Policy &p, size_t vb) {
+    const int64_t cap = std::min<int64_t>(M.ncols, p.hot_capacity(vb));
+    if (M.nvals == 0) return 0;
+    if (p.hot_columns >= 0) return std::min<int64_t>(cap, p.hot_columns);
+    const int64_t chunks = (M.nvals + kChunkEntries - 1) / kChunkEntries;
+    if (!power_law(M, cs, p) || vb > (size_t)p.hot_max_value_bytes ||
+        chunks < p.hot_chunks_per_block * (int64_t)kHotBlocksPerSm * p.sms)
+        return 0;
+    const int64_t h = std::min<int64_t>({cap, p.hot_max, cs.hot_columns});
+    return h >= 32 ? h : 0;
+}
+
+// Lanes per row for the CSR (vector) kernel: about csr_entries_per_lane entries per lane for a
+// row of mean length, a power of two from 2 to 32.
+int32_t csr_lanes_for(const Policy &p, int64_t nvals, int64_t nrows) {
+    const double mean = nrows > 0 ? (double)nvals / (double)nrows : 0.0;
+    int32_t g = 2;
+    while (g < 32 && (double)p.csr_entries_per_lane * g < mean) g *= 2;
+    return g;
+}
+
+}  // namespace
+
+bool prefers_rank_order(const CudaMatrix &M, double x_bytes, double share) {
+    return rank_order_pays(M, M.columns, M.policy, x_bytes, share);
+}
+
+FormParams form_params(const FormatOptions &opt, const Policy &p, size_t vb, bool want_coo) {
+    FormParams f;
+    f.tile_width = opt.tile_width > 0 ? opt.tile_width : p.tile_width_for(vb);
+    f.max_tiles = (opt.max_tiles < 0 && opt.tile_width <= 0) ? p.default_max_tiles : opt.max_tiles;
+    f.workload_size = opt.workload_size;
+    f.want_coo = want_coo;
+    return f;
+}
+
+// Everything is built into locals and committed at the end: on failure the old plan and form
+// stay.
+void CudaMatrix::rebuild(const FormatOptions &opt) {
+    be_->activate();
+    auto t0 = std::chrono::steady_clock::now();
+    const Policy p = be_->policy();
+    const size_t vb = pattern ? 4 : type_size(type);
+    const FormParams fp = form_params(opt, p, vb, opt.kernel == PSV_KERNEL_TILE_COO);
+    if (fp.tile_width <= 0) fail(PSV_ERROR_INVALID_VALUE, "tile width must be positive");
+    if (nvals > (int64_t)UINT32_MAX)
+        fail(PSV_ERROR_NOT_IMPLEMENTED, "the CUDA builder handles at most 2^32-1 entries per matrix");
+    psv_kernel k = opt.kernel;
+    const bool tiles = k == PSV_KERNEL_TILE_COMPOSITE || k == PSV_KERNEL_TILE_COO;
+    if (opt.progress && nvals > p.progress_min_entries)
+        std::fprintf(stderr, "psv: building the %s of %lld entries on the GPU...\n",
+                     tiles ? "tile-composite form" : "SpMV plan", (long long)nvals);
+    std::unique_ptr<TcForm> form;
+    ColumnStats cs;
+    Buffer order;  // the column ranking (AUTO: its chunk plan may read it)
+    if (tiles) {
+        form = std::make_unique<TcForm>();
+        build_form(*be_, *this, fp, p.hot_min_length, *form, cs);
+        be_->sync();
+    } else if (k == PSV_KERNEL_AUTO) {
+        Buffer rank_of;
+        cs = rank_columns(*be_, *this, p.hot_min_length, order, rank_of);
+    }
+    bool ranked = false;
+    int64_t hot = 0, prefix = ncols;
+    if (k == PSV_KERNEL_AUTO) {
+        hot = auto_hot(*this, cs, p, vb);
+        ranked = auto_ranked(*this, cs, p, hot);
+        prefix = auto_ranked_prefix(*this, p, hot, vb);
+        k = PSV_KERNEL_CSR;
+    }
+    // the CSR kernel's plan (it also serves products whose input vector has absent entries)
+    const int32_t lanes = csr_lanes_for(p, nvals, nrows);
+    const int64_t long_min = p.csr_long_per_lane * (int64_t)lanes;
+    Buffer list;
+    const int64_t nlong = list_long_rows(*be_, *this, long_min, list);
+    ChunkPlan plan;  // only the CSR kernel runs chunks (run_spmv)
+    if (k == PSV_KERNEL_CSR) plan = build_chunk_plan(*be_, *this, p, std::move(order), ranked, prefix, hot, vb);
+    kernel = k;
+    policy = p;
+    columns = cs;
+    form_ = std::move(form);
+    summary_.reset();
+    chunks = std::move(plan);
+    csr_lanes = lanes;
+    csr_long_min = long_min;
+    long_rows = std::move(list);
+    n_long_rows = nlong;
+    options = opt;
+    build_seconds = seconds_since(t0);
+    if (opt.progress && build_seconds > 1.0)
+        std::fprintf(stderr, "psv: built in %.2f s (%s)\n", build_seconds, plan_description().c_str());
+}
+
+}  // namespace cuda
+}  // namespace psv

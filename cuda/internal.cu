@@ -1,0 +1,104 @@
+// The internal C++ interface of the CUDA backend (internal.hpp).
+#include <mutex>
+
+#include "core/objects.hpp"
+#include "cuda/build/build.cuh"
+#include "cuda/internal.hpp"
+
+namespace psv {
+namespace cuda {
+
+bool is_cuda(const Backend &be) { return be.kind() == PSV_BACKEND_CUDA; }
+
+namespace {
+
+CudaBackend &as_cuda(Backend &be) {
+    if (!is_cuda(be)) fail(PSV_ERROR_BACKEND_UNAVAILABLE, "not a CUDA context");
+    return static_cast<CudaBackend &>(be);
+}
+
+const CudaMatrix &as_cuda(const MatrixStore &A) {
+    const auto *M = dynamic_cast<const CudaMatrix *>(&A);
+    if (!M) fail(PSV_ERROR_BACKEND_UNAVAILABLE, "not a CUDA matrix");
+    return *M;
+}
+
+ContextCore &core_of(const psv_context *ctx) {
+    if (!ctx || !registry_has(ctx, Kind::Context) || ctx->magic != kMagicContext)
+        fail(PSV_ERROR_UNINITIALIZED_OBJECT, "not a live psv_context");
+    return *ctx->core;
+}
+
+ContextCore &core_of(const psv_matrix *A) {
+    if (!A || !registry_has(A, Kind::Matrix) || A->magic != kMagicMatrix || !A->ctx->alive)
+        fail(PSV_ERROR_UNINITIALIZED_OBJECT, "not a live psv_matrix");
+    return *A->ctx;
+}
+
+}  // namespace
+
+std::unique_ptr<MatrixStore> build_from_device_csr(Backend &be, int64_t nrows, int64_t ncols, psv_type type,
+                                                   const int64_t *rp, const int32_t *col, const void *values,
+                                                   const FormatOptions &opt) {
+    return as_cuda(be).build_from_device_csr(nrows, ncols, type, values == nullptr, rp, col, values, opt);
+}
+
+std::unique_ptr<MatrixStore> build_from_device_coo(Backend &be, int64_t nrows, int64_t ncols, psv_type type,
+                                                   int64_t nnz, const int32_t *rows, const int32_t *cols,
+                                                   const void *values, const FormatOptions &opt) {
+    return coo_to_matrix(as_cuda(be), nrows, ncols, type, nnz, rows, cols, values, opt);
+}
+
+void *stream_of(Backend &be) { return as_cuda(be).stream(); }
+void synchronize(Backend &be) { as_cuda(be).sync(); }
+size_t pool_cached_bytes(Backend &be) { return as_cuda(be).pool().cached_bytes(); }
+void pool_trim(Backend &be) {
+    as_cuda(be).sync();
+    as_cuda(be).pool().trim();
+}
+
+TileComposite download_form(const MatrixStore &A) { return as_cuda(A).form_to_host(); }
+
+Policy policy_of(psv_context *ctx) {
+    ContextCore &c = core_of(ctx);
+    std::lock_guard<std::recursive_mutex> g(c.mutex);
+    return as_cuda(*c.backend).policy();
+}
+
+void set_policy(psv_context *ctx, const Policy &p) {
+    ContextCore &c = core_of(ctx);
+    std::lock_guard<std::recursive_mutex> g(c.mutex);
+    as_cuda(*c.backend).set_policy(p);
+}
+
+void replan(psv_matrix *A) {
+    ContextCore &c = core_of(A);
+    std::lock_guard<std::recursive_mutex> g(c.mutex);
+    A->store->rebuild(A->store->options);
+    A->transpose.reset();  // rebuilt with the new policy when next used
+}
+
+std::string plan_description(const psv_matrix *A) {
+    ContextCore &c = core_of(A);
+    std::lock_guard<std::recursive_mutex> g(c.mutex);
+    return as_cuda(*A->store).plan_description();
+}
+
+psv_matrix *wrap_matrix(psv_context *ctx, std::unique_ptr<MatrixStore> store) {
+    ContextCore &c = core_of(ctx);
+    if (!store) fail(PSV_ERROR_NULL_POINTER, "no matrix to wrap");
+    const auto *M = dynamic_cast<const CudaMatrix *>(store.get());
+    if (M && M->be_ != c.backend.get()) fail(PSV_ERROR_INVALID_VALUE, "the matrix was built on another context's backend");
+    auto m = std::make_unique<psv_matrix_s>();
+    m->ctx = ctx->core;
+    m->store = std::move(store);
+    std::lock_guard<std::recursive_mutex> g(c.mutex);
+    registry_add(m.get(), Kind::Matrix);
+    return m.release();
+}
+
+Backend &backend_of(psv_context *ctx) { return *core_of(ctx).backend; }
+AlgoSteps &steps_of(psv_context *ctx) { return *core_of(ctx).steps; }
+
+}  // namespace cuda
+}  // namespace psv

@@ -1,0 +1,38 @@
+// Checked CUDA calls and launch helpers, used by every layer of the CUDA backend.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "core/error.hpp"
+
+namespace psv {
+namespace cuda {
+
+// Check a CUDA runtime call: out of memory -> PSV_ERROR_OUT_OF_MEMORY (the error is cleared so
+// the context stays usable); anything else -> PSV_ERROR_DEVICE with CUDA's message.
+[[noreturn]] void throw_cuda(cudaError_t e, const char *what, const char *file, int line);
+#define PSV_CUDA_CHECK(expr)                                                                  \
+    do {                                                                                      \
+        cudaError_t psv_e_ = (expr);                                                          \
+        if (psv_e_ != cudaSuccess) ::psv::cuda::throw_cuda(psv_e_, #expr, __FILE__, __LINE__); \
+    } while (0)
+// After a kernel launch.
+#define PSV_CUDA_LAUNCH_CHECK() PSV_CUDA_CHECK(cudaGetLastError())
+
+// Grid size for an elementwise kernel over n items.
+inline unsigned grid_for(int64_t n, int threads = 256, int64_t cap = 65535LL * 32) {
+    int64_t b = (n + threads - 1) / threads;
+    if (b < 1) b = 1;
+    if (b > cap) b = cap;
+    return (unsigned)b;
+}
+
+// Lets kernel launch with `bytes` of dynamic shared memory. Always set, not only above 48 KB: a
+// kernel's static shared memory counts against that default limit too.
+template <class K> void allow_smem(K kernel, size_t bytes) {
+    PSV_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+}
+
+}  // namespace cuda
+}  // namespace psv

@@ -1,0 +1,71 @@
+// The device-memory pool (pool.hpp).
+#include "cuda/runtime/check.cuh"
+#include "cuda/runtime/pool.hpp"
+
+namespace psv {
+namespace cuda {
+
+DevicePool::~DevicePool() {
+    trim();
+    for (auto &kv : used_) cudaFree(kv.first);  // objects outliving their context: best effort
+}
+
+void *DevicePool::allocate(size_t bytes) {
+    bytes = (bytes + 511) / 512 * 512;
+    if (bytes == 0) bytes = 512;
+    auto it = free_.lower_bound(bytes);
+    if (it != free_.end() && it->first <= bytes + bytes / 4) {
+        void *p = it->second;
+        used_[p] = it->first;  // may throw bad_alloc: then the block stays cached
+        cached_ -= it->first;
+        free_.erase(it);
+        return p;
+    }
+    void *p = nullptr;
+    cudaError_t e = cudaMalloc(&p, bytes);
+    if (e == cudaErrorMemoryAllocation) {
+        (void)cudaGetLastError();
+        trim();
+        e = cudaMalloc(&p, bytes);
+    }
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        if (e == cudaErrorMemoryAllocation)
+            fail(PSV_ERROR_OUT_OF_MEMORY, format("device out of memory (%zu bytes)", bytes));
+        throw_cuda(e, "cudaMalloc", __FILE__, __LINE__);
+    }
+    try {
+        used_[p] = bytes;
+    } catch (...) {
+        cudaFree(p);
+        throw;
+    }
+    return p;
+}
+
+void DevicePool::deallocate(void *p) noexcept {
+    if (!p) return;
+    auto it = used_.find(p);
+    if (it == used_.end()) return;
+    const size_t bytes = it->second;
+    used_.erase(it);
+    if (cached_ + bytes > cache_limit_ || no_cache_) {
+        cudaFree(p);
+        return;
+    }
+    try {
+        free_.emplace(bytes, p);  // a map node: host memory may be exhausted
+        cached_ += bytes;
+    } catch (...) {
+        cudaFree(p);  // cleanup must not need memory
+    }
+}
+
+void DevicePool::trim() noexcept {
+    for (auto &kv : free_) cudaFree(kv.second);
+    free_.clear();
+    cached_ = 0;
+}
+
+}  // namespace cuda
+}  // namespace psv

@@ -1,0 +1,41 @@
+// The CUDA backend's device-memory pool.
+#pragma once
+#include <cstddef>
+#include <map>
+#include <unordered_map>
+
+namespace psv {
+namespace cuda {
+
+// A caching pool over cudaMalloc (never managed memory). Freed blocks are kept for reuse (the
+// stream orders their reuse), up to cache_limit bytes, none when no_cache; when cudaMalloc fails,
+// every cached block is released and the allocation retried once before PSV_ERROR_OUT_OF_MEMORY.
+class DevicePool {
+public:
+    // used_ gets its buckets up front: a rehash inside a call would allocate host memory that
+    // outlives it
+    DevicePool(size_t cache_limit, bool no_cache) : cache_limit_(cache_limit), no_cache_(no_cache) {
+        used_.reserve(1024);
+    }
+    ~DevicePool();
+    void *allocate(size_t bytes);
+    void deallocate(void *p) noexcept;
+    void trim() noexcept;  // release every cached block
+    size_t cached_bytes() const { return cached_; }
+    // A new cache limit; with no_cache the cached blocks are released (the caller has
+    // synchronized the device's work on them) and none is kept from now on.
+    void configure(size_t cache_limit, bool no_cache) noexcept {
+        cache_limit_ = cache_limit;
+        no_cache_ = no_cache;
+        if (no_cache_) trim();
+    }
+
+private:
+    std::multimap<size_t, void *> free_;
+    std::unordered_map<void *, size_t> used_;
+    size_t cached_ = 0, cache_limit_;
+    bool no_cache_;
+};
+
+}  // namespace cuda
+}  // namespace psv

@@ -1,0 +1,79 @@
+// The products' entry points of the CUDA backend: SpMV (to the instantiation of its value type)
+// and the k-vector product.
+#include <algorithm>
+
+#include "cuda/build/build.cuh"
+#include "cuda/spmv/spmm.cuh"
+
+namespace psv {
+namespace cuda {
+
+// SpMV entry points, one per value type (spmv_<type>.cu).
+template <class T> void spmv_typed(CudaBackend &be, const SpmvArgs &a);
+
+void CudaBackend::spmv(const SpmvArgs &a) {
+    activate();
+    switch (a.type) {
+    case PSV_BOOL: spmv_typed<bool_t>(*this, a); break;
+    case PSV_INT32: spmv_typed<int32_t>(*this, a); break;
+    case PSV_INT64: spmv_typed<int64_t>(*this, a); break;
+    case PSV_FP32: spmv_typed<float>(*this, a); break;
+    default: spmv_typed<double>(*this, a); break;
+    }
+}
+
+namespace {
+
+void tc_spmm(CudaBackend &be, const CudaMatrix &M, const TcForm &F, int32_t k, const float *U, float *T) {
+    cudaStream_t st = be.stream();
+    Buffer ur(&be, (size_t)M.ncols * (size_t)k * sizeof(float));  // the only allocation, first
+    be.set_bytes(T, 0, (size_t)M.nrows * (size_t)k * sizeof(float));
+    spmm_gather_kernel<<<grid_for(M.ncols * (int64_t)k), 256, 0, st>>>(M.ncols, k, F.col_order.as<int32_t>(), U, ur.as<float>());
+    PSV_CUDA_LAUNCH_CHECK();
+    const int64_t sms = be.sm_count();
+    for (const Tile &tile : F.tiles) {
+        const int64_t nwl = tile.wl_end - tile.wl_begin;
+        if (nwl <= 0) continue;
+        const unsigned grid = (unsigned)std::min<int64_t>((nwl + kSpmvThreads / 32 - 1) / (kSpmvThreads / 32), 4 * sms);
+        const Workload *wls = F.workloads.as<Workload>() + tile.wl_begin;
+        const float *ut = ur.as<float>() + tile.col_begin * (int64_t)k;
+        if (tile.index_bits == 16)
+            tc_spmm_kernel<uint16_t><<<grid, kSpmvThreads, 0, st>>>(wls, nwl, F.col16.as<uint16_t>() + tile.index_offset,
+                                                                     tile.entry_begin, k, ut, F.row_ids.as<int32_t>(), T);
+        else
+            tc_spmm_kernel<uint32_t><<<grid, kSpmvThreads, 0, st>>>(wls, nwl, F.col32.as<uint32_t>() + tile.index_offset,
+                                                                     tile.entry_begin, k, ut, F.row_ids.as<int32_t>(), T);
+        PSV_CUDA_LAUNCH_CHECK();
+    }
+    // ur goes back to the pool on return: its reuse is ordered after these launches on the stream
+}
+
+}  // namespace
+
+// k = 1: the tuned SpMV (plus.second, fp32 with double row sums) on the matrix's own kernel.
+// k > 1: the tile-composite k-vector variant where the matrix runs tile-composite, or, under
+// AUTO, where it follows a power law and the k-vector x (ncols x k x 4 bytes) exceeds
+// Policy::spmm_l2_share of L2 (its form then built on first use and kept); the CSR k-vector
+// kernel otherwise.
+void CudaBackend::spmm_pattern(const MatrixStore &A, int32_t k, const float *U, float *T) {
+    const CudaMatrix &M = static_cast<const CudaMatrix &>(A);
+    if (M.nrows <= 0 || k <= 0) return;
+    activate();
+    if (k == 1) {
+        pattern_product(*this, M, U, T);
+        return;
+    }
+    const bool tc = M.nvals > 0 && (M.kernel == PSV_KERNEL_TILE_COMPOSITE ||
+                                    (M.options.kernel == PSV_KERNEL_AUTO &&
+                                     prefers_rank_order(M, (double)M.ncols * (double)k * 4.0, M.policy.spmm_l2_share)));
+    if (tc) {
+        tc_spmm(*this, M, M.form(), k, U, T);
+        return;
+    }
+    spmm_pattern_kernel<<<grid_for(M.nrows * 32, 256, (int64_t)sm_count() * 64), 256, 0, stream_>>>(
+        M.nrows, M.row_ptr.as<int64_t>(), M.col.as<int32_t>(), k, U, T);
+    PSV_CUDA_LAUNCH_CHECK();
+}
+
+}  // namespace cuda
+}  // namespace psv

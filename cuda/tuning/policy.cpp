@@ -1,0 +1,63 @@
+// select_policy: the only place the CUDA backend's tuning numbers are chosen. The numbers were
+// chosen on Hopper (sm_90: H100, H200); other devices take the same rules, scaled by their own
+// SM count, L2 and shared memory. docs/design.md gives the measured reason for each.
+#include "cuda/tuning/policy.hpp"
+
+namespace psv {
+namespace cuda {
+
+Policy select_policy(const DeviceTraits &d) {
+    Policy p;
+    p.sms = d.sms;
+    p.l2_bytes = d.l2_bytes;
+    p.smem_per_sm = d.smem_per_sm;
+    p.smem_optin = d.smem_optin;
+    // 8 blocks per SM pay from 8 waves of chunks on; below, each block's load chain counts more
+    p.chunk_many_waves = 8;
+    // cuts 64 entries short of kChunkEntries on few waves: one load pass per chunk of short rows
+    p.chunk_stride_trim = 64;
+    // a column copied to shared memory by every one of the sms blocks must serve about a quarter
+    // of a gather or more in each
+    p.hot_min_length = d.sms / 4 > 2 ? d.sms / 4 : 2;
+    // a larger hot set takes L1 space that the next-warmest columns of x use
+    p.hot_max = 8192;
+    // up to this many hot columns each block gathers them itself (through col_order) rather than
+    // from a gather launch of its own
+    p.hot_direct = 2048;
+    // the hot copy, once per block and product, must be spread over enough entries
+    p.hot_chunks_per_block = 16;
+    // shared memory per block left to the kernel's own variables
+    p.hot_smem_reserve = 1024;
+    // wider values (fp64, int64) keep the plain chunk kernel
+    p.hot_max_value_bytes = 4;
+    // a few columns carry most entries
+    p.power_law_ratio = 16.0;
+    // rank order pays once x no longer stays in L2 while the entries stream past; under the hot
+    // kernel, once it exceeds half of L2
+    p.rank_order_l2_share = 1.0;
+    p.rank_order_l2_share_hot = 0.5;
+    // the tail of short columns gets no reuse from rank order: ranks for what fits half of L2
+    p.ranked_prefix_l2_parts = 2;
+    // the k-vector product's x (ncols x k) in rank order pays beyond half of L2
+    p.spmm_l2_share = 0.5;
+    // about four entries per lane for a row of mean length
+    p.csr_entries_per_lane = 4;
+    // rows of more than 128 entries per lane are summed by a block each
+    p.csr_long_per_lane = 128;
+    // two blocks of kSpmvThreads per SM share its shared memory for their x slices
+    p.tile_blocks_per_sm = 2;
+    p.tile_block_reserve = 2048;
+    // tile-local indices stay 16-bit
+    p.tile_width_max = 65504;
+    // every extra dense tile's pass over its rows costs more than staging its x slice saves, on
+    // every power-law matrix of the benchmark set
+    p.default_max_tiles = 0;
+    // a quarter of device memory may stay cached for reuse
+    p.pool_cache_bytes = d.global_bytes / 4;
+    // builds of more entries take long enough to report
+    p.progress_min_entries = 20000000;
+    return p;
+}
+
+}  // namespace cuda
+}  // namespace psv

@@ -1,0 +1,113 @@
+// The CUDA backend's tuning policy: every run-time number and rule input of its plans and
+// launches, chosen from the device in one function (select_policy, the way CUB's policy
+// selectors pick per compute capability) and passed explicitly: the context holds one, each
+// matrix keeps a copy of the one it was planned with. Tests and the bench inject their own
+// (psv::cuda::set_policy). Plain C++: no CUDA header needed to include it. The kernels'
+// compile-time shapes are in shapes.hpp.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "cuda/tuning/shapes.hpp"
+
+namespace psv {
+namespace cuda {
+
+// What select_policy reads of a device.
+struct DeviceTraits {
+    std::string name;
+    int cc_major = 9, cc_minor = 0;
+    int sms = 132;
+    size_t l2_bytes = 50u << 20;
+    size_t smem_per_sm = 228 * 1024;  // shared memory per SM
+    size_t smem_optin = 227 * 1024;   // the most one block may opt in to
+    int max_threads_per_sm = 2048;
+    size_t global_bytes = 0;          // device memory
+};
+
+struct Policy {
+    // ---- the device the numbers are for (rule inputs) ----
+    int sms = 132;
+    size_t l2_bytes = 50u << 20;
+    size_t smem_per_sm = 228 * 1024;
+    size_t smem_optin = 227 * 1024;
+
+    // ---- CSR chunk plan and kernel (PSV_KERNEL_CSR, and AUTO) ----
+    // csr_chunk_kernel runs kChunkBlocksManyWaves blocks per SM on a matrix of at least this many
+    // waves of them (of kChunkEntries each), else kChunkBlocksFewWaves.
+    int64_t chunk_many_waves = 8;
+    // On a matrix of fewer waves without hot columns the cuts are kChunkEntries less this apart.
+    int64_t chunk_stride_trim = 64;
+    // ---- hot columns (csr_hot_kernel) ----
+    int64_t hot_min_length = 33;       // columns at least this long may be hot
+    int64_t hot_max = 8192;            // AUTO's largest hot set
+    int64_t hot_direct = 2048;         // up to this many, each block gathers the hot values itself
+    int64_t hot_chunks_per_block = 16; // AUTO's hot kernel needs this many chunks per block
+    size_t hot_smem_reserve = 1024;    // shared memory per block kept free of hot values
+    int64_t hot_max_value_bytes = 4;   // AUTO's hot kernel serves values of at most this size
+    // ---- AUTO's rules ----
+    double power_law_ratio = 16.0;     // power law: the longest column at least this x the mean
+    double rank_order_l2_share = 1.0;  // rank order pays where x exceeds this share of L2 ...
+    double rank_order_l2_share_hot = 0.5;  // ... or this share under the hot kernel
+    int64_t ranked_prefix_l2_parts = 2;    // under the hot kernel ranks cover 1/this of L2
+    double spmm_l2_share = 0.5;        // the k-vector product's tile-composite rule (share of L2)
+    // ---- CSR (vector) kernel (u with absent entries) ----
+    int32_t csr_entries_per_lane = 4;  // lanes per row: about this many entries each, mean row
+    int64_t csr_long_per_lane = 128;   // rows longer than this x lanes get a block each
+    // ---- tile-composite form defaults ----
+    int tile_blocks_per_sm = 2;        // blocks whose staged x slices share an SM
+    size_t tile_block_reserve = 2048;  // shared memory per block kept out of the slice
+    int64_t tile_width_max = 65504;    // tile-local indices stay 16-bit
+    int64_t default_max_tiles = 0;     // no dense tiles unless asked for
+    // ---- context ----
+    size_t pool_cache_bytes = 0;          // the device pool keeps at most this much cached
+    int64_t progress_min_entries = 20000000;  // PSV_OPT_PROGRESS reports builds above this
+
+    // ---- overrides that the tests and the bench inject ----
+    int64_t hot_columns = -1;        // >= 0: AUTO holds this many hot columns (0: hot kernel off)
+    bool rank_order_always = false;  // AUTO reads x in rank order on every matrix with entries
+    int64_t ranked_prefix = -1;      // >= 0: a ranked hot plan keeps ranks for max(hot, this)
+    bool pool_no_cache = false;      // the device pool keeps no freed block
+
+    // A matrix of nnz entries runs csr_chunk_kernel at kChunkBlocksManyWaves blocks per SM.
+    bool many_waves(int64_t nnz) const {
+        return nnz >= chunk_many_waves * kChunkBlocksManyWaves * sms * kChunkEntries;
+    }
+    // The chunk plan's cut spacing: kChunkEntries, or chunk_stride_trim less on a matrix of few
+    // waves without hot columns: a chunk of rows of at most 61 entries then fits the kernel's first
+    // pass over kChunkEntries (whose 16-byte groups start up to 3 entries before the chunk), and a
+    // block's chain of dependent loads is one pass, not two. On many waves and under the hot
+    // kernel the extra chunks cost more than that saves.
+    int64_t chunk_stride(int64_t nnz, int64_t hot) const {
+        return hot == 0 && !many_waves(nnz) ? kChunkEntries - chunk_stride_trim : kChunkEntries;
+    }
+    // The default tile width for values of value_bytes bytes: the dense tiles' x slice is staged
+    // in shared memory, where tile_blocks_per_sm blocks of kSpmvThreads per SM share the SM's, so
+    // a slice takes that share (less a block's reserve), capped so that tile-local indices stay
+    // 16-bit. Hopper's 228 KB per SM give 28 K fp32 or 14 K fp64 columns.
+    int64_t tile_width_for(size_t value_bytes) const {
+        if (value_bytes == 0) value_bytes = 4;
+        size_t per_block = smem_per_sm / tile_blocks_per_sm;
+        per_block = per_block > tile_block_reserve ? per_block - tile_block_reserve : per_block;
+        if (per_block > smem_optin) per_block = smem_optin;
+        int64_t w = (int64_t)(per_block / value_bytes);
+        w = w / 32 * 32;
+        if (w > tile_width_max) w = tile_width_max;
+        if (w < 32) w = 32;
+        return w;
+    }
+    // Hot columns csr_hot_kernel can hold for values of vb bytes: what kHotBlocksPerSm blocks'
+    // products, deferred-piece lists and reserve leave of an SM's shared memory, a multiple of 32.
+    int64_t hot_capacity(size_t vb) const {
+        const size_t per_block = smem_per_sm / kHotBlocksPerSm;
+        const size_t fixed = (size_t)kHotGroups * (kChunkCap * vb + kChunkDeferredMax * 4 + 4) + hot_smem_reserve;
+        return per_block > fixed ? (int64_t)((per_block - fixed) / vb) / 32 * 32 : 0;
+    }
+};
+
+// The one function that chooses the numbers for a device.
+Policy select_policy(const DeviceTraits &d);
+
+}  // namespace cuda
+}  // namespace psv

@@ -1,0 +1,40 @@
+// The CUDA kernels' compile-time shapes: numbers the kernels are templated on or that size their
+// shared memory at compile time. Plain C++ (no CUDA header): the policy (policy.hpp), the tests
+// and the bench read them too. The run-time numbers and rule inputs are Policy fields.
+#pragma once
+#include <cstdint>
+
+namespace psv {
+namespace cuda {
+
+// Threads per block of the tile-composite, TILE-COO and k-vector kernels.
+constexpr int kSpmvThreads = 512;
+constexpr int kSpmvWarps = kSpmvThreads / 32;
+
+// The CSR chunk kernel: threads per block, target entries per chunk (a chunk holds at most twice
+// as many).
+constexpr int kChunkThreads = 256;
+constexpr int kChunkPerThread = 8;
+constexpr int64_t kChunkEntries = (int64_t)kChunkThreads * kChunkPerThread;
+// A chunk's shared memory in the chunk kernels: products of at most kChunkCap entries (a chunk
+// holds at most 2 x its cut spacing), and the list of pieces deferred to whole warps (pieces of
+// more than 16 entries, at most kChunkCap / 16, and the two ends of long rows).
+constexpr int kChunkCap = 2 * (int)kChunkEntries;
+constexpr int kChunkDeferredMax = kChunkCap / 16 + 2;
+// csr_chunk_kernel's blocks per SM (its register cap): on matrices of many waves of chunks, and
+// on the others (where each block's chain of dependent loads counts more than occupancy).
+constexpr int kChunkBlocksManyWaves = 8;
+constexpr int kChunkBlocksFewWaves = 6;
+// chunk_reduce: lanes per row piece grow until a lane sums at most kChunkMeanPerLane entries of
+// the chunk's mean piece; pieces longer than kChunkMaxPerLane x lanes go to a whole warp.
+constexpr int kChunkMeanPerLane = 16;
+constexpr int kChunkMaxPerLane = 64;
+static_assert(kChunkMaxPerLane >= 16, "a chunk's deferred list (kChunkDeferredMax) holds pieces of more than 16 entries");
+
+// The hot-column chunk kernel (csr_hot_kernel): groups of kChunkThreads threads per block, and
+// blocks per SM.
+constexpr int kHotGroups = 3;
+constexpr int kHotBlocksPerSm = 2;
+
+}  // namespace cuda
+}  // namespace psv
