@@ -2,6 +2,7 @@
 // device, what psv_matrix_info and psv_tile_info report, the lazily built tile-composite form,
 // tuples, the transpose and the pattern of A + A'.
 #include <cstring>
+#include <initializer_list>
 #include <vector>
 
 #include "cuda/build/build.cuh"
@@ -100,24 +101,28 @@ std::unique_ptr<MatrixStore> CudaBackend::build_matrix(CsrHost &&csr, const Form
 
 // ---- the tile-composite form where the kernel does not keep it ------------------------------------
 
-int64_t TcForm::device_bytes() const {
-    const Buffer *b[] = {&col_order, &tiles_d, &workloads, &row_ids, &col16, &col32, &values,
-                         &coo_row, &coo_col, &coo_val, &coo_chunk};
+namespace {
+
+int64_t bytes_of(std::initializer_list<const Buffer *> buffers) {
     int64_t n = 0;
-    for (const Buffer *x : b) n += (int64_t)x->size();
+    for (const Buffer *b : buffers) n += (int64_t)b->size();
     return n;
+}
+
+}  // namespace
+
+int64_t TcForm::device_bytes() const {
+    return bytes_of({&col_order, &tiles_d, &workloads, &row_ids, &col16, &col32, &values, &coo_row, &coo_col,
+                     &coo_val, &coo_chunk});
 }
 
 int64_t ChunkPlan::device_bytes() const {
-    const Buffer *b[] = {&begin, &first_row, &head_long, &tail_long, &long_row, &long_first,
-                         &long_slot, &counters, &slots, &col_enc, &col_order};
-    int64_t n = 0;
-    for (const Buffer *x : b) n += (int64_t)x->size();
-    return n;
+    return bytes_of({&begin, &first_row, &head_long, &tail_long, &long_row, &long_first, &long_slot, &counters,
+                     &slots, &col_enc, &col_order});
 }
 
 int64_t CudaMatrix::device_bytes() const {
-    int64_t n = (int64_t)(row_ptr.size() + col.size() + val.size() + long_rows.size()) + chunks.device_bytes();
+    const int64_t n = bytes_of({&row_ptr, &col, &val, &long_rows}) + chunks.device_bytes();
     return form_ ? n + form_->device_bytes() : n;
 }
 

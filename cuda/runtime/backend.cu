@@ -3,7 +3,6 @@
 #include <cstring>
 
 #include "cuda/runtime/backend.cuh"
-#include "cuda/vector/reduce.cuh"
 
 namespace psv {
 namespace cuda {

@@ -27,7 +27,7 @@ template <class T> __device__ __forceinline__ T ld_stream(const T *p) { return l
 // A read of x (gathered, read many times per product): the read-only data path.
 template <class T> __device__ __forceinline__ T ld_x(const T *p) { return load_via<LoadPath::readonly>(p); }
 
-// The chunk plan (CudaMatrix::ChunkPlan) and the product's arrays, as the chunk kernels read them.
+// The chunk plan (ChunkPlan, cuda/build/matrix.cuh) and the product's arrays, as the chunk kernels read them.
 template <class T> struct ChunkArgs {
     const int64_t *cb;         // chunk k: entries cb[k] .. cb[k + 1]
     const int32_t *cr;         // the first row starting at or after cb[k]

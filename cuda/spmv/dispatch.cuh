@@ -18,8 +18,8 @@ namespace cuda {
 // The chunk kernels' product. With hot columns (P.hot > 0, for values no larger than the plan
 // was sized for): csr_hot_kernel over col_enc, x read from u, or where the plan is ranked from x
 // gathered into rank order for its first ranked_prefix ranks and from u beyond; the hot values
-// come from the rank-order x, from a gather of the hot part alone (H > Policy::hot_direct), or straight
-// from u through col_order. Without: csr_chunk_kernel over col_enc and the rank-order x (ranked:
+// come from the rank-order x, from a gather of the hot part alone (H > Policy::hot_direct), or
+// straight from u through col_order. Without: csr_chunk_kernel over col_enc and the rank-order x (ranked:
 // every column), or over M.col and u.
 template <class S>
 void launch_csr_chunk(CudaBackend &be, const CudaMatrix &M, const S s, const typename S::value_type *vals,
@@ -87,9 +87,9 @@ template <class S> void run_spmv(CudaBackend &be, const CudaMatrix &M, const Spm
         launch_csr_vector(be, M, s, use_vals ? M.val.as<T>() : nullptr, u, a.u_present, t, a.t_present);
         return;
     }
+    const TcForm &F = M.form();  // kept by the tile kernels' plan
     // the only allocation comes first: a failure leaves t untouched
     Buffer xr(&be, M.nvals > 0 ? (size_t)M.ncols * sizeof(T) : 0);
-    const TcForm &F = M.form();
     spmv_prologue_kernel<S><<<grid_for(std::max<int64_t>(n, M.ncols)), 256, 0, st>>>(
         s, n, M.row_ptr.as<int64_t>(), t, a.t_present, M.ncols, F.col_order.as<int32_t>(), u, M.nvals > 0 ? xr.as<T>() : nullptr);
     PSV_CUDA_LAUNCH_CHECK();

@@ -46,6 +46,7 @@ Policy select_policy(const DeviceTraits &d) {
     p.csr_long_per_lane = 128;
     // two blocks of kSpmvThreads per SM share its shared memory for their x slices
     p.tile_blocks_per_sm = 2;
+    // shared memory per block left to the kernel's own variables
     p.tile_block_reserve = 2048;
     // tile-local indices stay 16-bit
     p.tile_width_max = 65504;

@@ -26,6 +26,7 @@ struct DeviceTraits {
     size_t global_bytes = 0;          // device memory
 };
 
+// The defaults are an H100's; select_policy sets every field.
 struct Policy {
     // ---- the device the numbers are for (rule inputs) ----
     int sms = 132;

@@ -31,6 +31,11 @@ constexpr int kChunkMeanPerLane = 16;
 constexpr int kChunkMaxPerLane = 64;
 static_assert(kChunkMaxPerLane >= 16, "a chunk's deferred list (kChunkDeferredMax) holds pieces of more than 16 entries");
 
+// The deterministic reductions (vector/reduce.cuh): threads per block, and the most blocks (the
+// context keeps that many 8-byte partials).
+constexpr int kReduceThreads = 256;
+constexpr int kReduceMaxBlocks = 1024;
+
 // The hot-column chunk kernel (csr_hot_kernel): groups of kChunkThreads threads per block, and
 // blocks per SM.
 constexpr int kHotGroups = 3;

@@ -7,9 +7,6 @@
 namespace psv {
 namespace cuda {
 
-constexpr int kReduceThreads = 256;
-constexpr int kReduceMaxBlocks = 1024;
-
 // Butterfly over a full warp (every lane ends with the same value, fixed shape).
 template <class Op, class T> __device__ __forceinline__ T warp_allreduce(const Op &op, T v) {
 #pragma unroll
