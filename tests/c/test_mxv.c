@@ -205,22 +205,25 @@ typedef struct {
 
 static long checks_run = 0;
 
-/* Compare psv_mxv with the reference for one semiring/type/variant on matrix a (values a.vals). */
-static void check_one(const coo *a, psv_matrix *A, psv_type t, int add, int mul, const variant *v,
-                      const char *label) {
-    const int64_t out_n = v->transpose ? a->ncols : a->nrows, in_n = v->transpose ? a->nrows : a->ncols;
-    const size_t ts = psv_type_size(t);
-    int ca = t == PSV_BOOL ? bool_op(add) : add, cm = t == PSV_BOOL ? bool_op(mul) : mul;
-    int cacc = v->accum == PSV_NOOP ? PSV_NOOP : (t == PSV_BOOL ? bool_op(v->accum) : v->accum);
-    uint64_t st = (uint64_t)(add * 131 + mul * 17 + t) * 7919u + (uint64_t)v->mask * 3 + 1;
-    /* inputs */
-    double *uref = malloc(sizeof(double) * (size_t)(in_n + 1));
-    char *upres = malloc((size_t)in_n + 1);
-    double *wref = malloc(sizeof(double) * (size_t)(out_n + 1));
-    char *wpres = malloc((size_t)out_n + 1);
-    double *mref = malloc(sizeof(double) * (size_t)(out_n + 1));
-    char *mpres = malloc((size_t)out_n + 1);
-    void *buf = malloc(ts * (size_t)(in_n + out_n + 1));
+/* One check's sizes and host arrays: the reference's values (..ref) and presence (..pres) of u, w,
+ * the mask m and the product t (tint: t of an integer type, tmag: sum of the terms' magnitudes);
+ * buf, a scratch of out_n + in_n values of the type. */
+typedef struct {
+    int64_t out_n, in_n;
+    double *uref, *wref, *mref, *tref, *tmag;
+    char *upres, *wpres, *mpres, *tpres;
+    int64_t *tint;
+    void *buf;
+} check_arrays;
+
+/* u, w (and m for a masked variant) made in the context, their values kept in r. */
+static void make_inputs(check_arrays *r, psv_type t, const variant *v, uint64_t *state, psv_vector **pu,
+                        psv_vector **pw, psv_vector **pm) {
+    const int64_t out_n = r->out_n, in_n = r->in_n;
+    double *uref = r->uref, *wref = r->wref, *mref = r->mref;
+    char *upres = r->upres, *wpres = r->wpres, *mpres = r->mpres;
+    void *buf = r->buf;
+    uint64_t st = *state;
     psv_vector *u = NULL, *w = NULL, *m = NULL;
     REQUIRE(psv_vector_create(ctx, t, in_n, &u) == PSV_SUCCESS);
     REQUIRE(psv_vector_create(ctx, t, out_n, &w) == PSV_SUCCESS);
@@ -261,14 +264,17 @@ static void check_one(const coo *a, psv_matrix *A, psv_type t, int add, int mul,
         free(mv);
     }
     free(bidx);
-    psv_semiring *s = NULL;
-    REQUIRE(psv_semiring_create(ctx, add, mul, t, &s) == PSV_SUCCESS);
-    int32_t desc = (v->transpose ? PSV_DESC_TRANSPOSE_A : 0) | (v->complement ? PSV_DESC_MASK_COMPLEMENT : 0) |
-                   (v->mask == 2 ? PSV_DESC_MASK_STRUCTURE : 0) | (v->replace ? PSV_DESC_REPLACE : 0);
-    psv_status st1 = psv_mxv(w, m, v->accum, s, A, u, desc);
-    CHECK_MSG(st1 == PSV_SUCCESS, "%s: psv_mxv returned %d: %s", label, (int)st1, psv_context_last_error(ctx));
+    *state = st;
+    *pu = u;
+    *pw = w;
+    *pm = m;
+}
 
-    /* reference: t = A (+).(x) u */
+/* reference: t = A (+).(x) u (ca, cm: the add and multiply as applied to type t) */
+static void reference_product(check_arrays *r, const coo *a, psv_type t, int ca, int cm, const variant *v) {
+    const int64_t out_n = r->out_n;
+    const double *uref = r->uref;
+    const char *upres = r->upres;
     double *tref = malloc(sizeof(double) * (size_t)(out_n + 1)), *tmag = malloc(sizeof(double) * (size_t)(out_n + 1));
     int64_t *tint = malloc(sizeof(int64_t) * (size_t)(out_n + 1));
     char *tpres = calloc((size_t)out_n + 1, 1);
@@ -293,7 +299,19 @@ static void check_one(const coo *a, psv_matrix *A, psv_type t, int add, int mul,
     }
     if (!is_float(t))
         for (int64_t i = 0; i < out_n; ++i) tref[i] = (double)tint[i]; /* present ones are small */
-    /* reference: w<m> accum= t */
+    r->tref = tref;
+    r->tmag = tmag;
+    r->tint = tint;
+    r->tpres = tpres;
+}
+
+/* reference: w<m> accum= t (cacc: the accumulator as applied to type t) */
+static void reference_mask_accum(check_arrays *r, psv_type t, int cacc, const variant *v) {
+    const int64_t out_n = r->out_n;
+    double *wref = r->wref;
+    char *wpres = r->wpres;
+    const double *mref = r->mref, *tref = r->tref;
+    const char *mpres = r->mpres, *tpres = r->tpres;
     for (int64_t i = 0; i < out_n; ++i) {
         int mk = 1;
         if (v->mask) {
@@ -317,7 +335,14 @@ static void check_one(const coo *a, psv_matrix *A, psv_type t, int add, int mul,
             wpres[i] = tpres[i];
         }
     }
-    /* compare */
+}
+
+/* compare: w against the reference; returns 1 (after a message) where they differ */
+static int compare_with_reference(const check_arrays *r, psv_vector *w, psv_type t, const char *label) {
+    const int64_t out_n = r->out_n;
+    const double *wref = r->wref, *tmag = r->tmag;
+    const char *wpres = r->wpres;
+    void *buf = r->buf;
     int64_t nv = out_n;
     int64_t *idx = malloc(sizeof(int64_t) * (size_t)(out_n + 1));
     REQUIRE(psv_vector_extract_tuples(w, idx, buf, &nv) == PSV_SUCCESS);
@@ -347,21 +372,53 @@ static void check_one(const coo *a, psv_matrix *A, psv_type t, int add, int mul,
             }
         }
     }
+    free(idx);
+    return bad;
+}
+
+/* Compare psv_mxv with the reference for one semiring/type/variant on matrix a (values a.vals). */
+static void check_one(const coo *a, psv_matrix *A, psv_type t, int add, int mul, const variant *v,
+                      const char *label) {
+    const int64_t out_n = v->transpose ? a->ncols : a->nrows, in_n = v->transpose ? a->nrows : a->ncols;
+    const size_t ts = psv_type_size(t);
+    int ca = t == PSV_BOOL ? bool_op(add) : add, cm = t == PSV_BOOL ? bool_op(mul) : mul;
+    int cacc = v->accum == PSV_NOOP ? PSV_NOOP : (t == PSV_BOOL ? bool_op(v->accum) : v->accum);
+    uint64_t st = (uint64_t)(add * 131 + mul * 17 + t) * 7919u + (uint64_t)v->mask * 3 + 1;
+    /* inputs */
+    check_arrays r = {out_n, in_n, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    r.uref = malloc(sizeof(double) * (size_t)(in_n + 1));
+    r.upres = malloc((size_t)in_n + 1);
+    r.wref = malloc(sizeof(double) * (size_t)(out_n + 1));
+    r.wpres = malloc((size_t)out_n + 1);
+    r.mref = malloc(sizeof(double) * (size_t)(out_n + 1));
+    r.mpres = malloc((size_t)out_n + 1);
+    r.buf = malloc(ts * (size_t)(in_n + out_n + 1));
+    psv_vector *u = NULL, *w = NULL, *m = NULL;
+    make_inputs(&r, t, v, &st, &u, &w, &m);
+    psv_semiring *s = NULL;
+    REQUIRE(psv_semiring_create(ctx, add, mul, t, &s) == PSV_SUCCESS);
+    int32_t desc = (v->transpose ? PSV_DESC_TRANSPOSE_A : 0) | (v->complement ? PSV_DESC_MASK_COMPLEMENT : 0) |
+                   (v->mask == 2 ? PSV_DESC_MASK_STRUCTURE : 0) | (v->replace ? PSV_DESC_REPLACE : 0);
+    psv_status st1 = psv_mxv(w, m, v->accum, s, A, u, desc);
+    CHECK_MSG(st1 == PSV_SUCCESS, "%s: psv_mxv returned %d: %s", label, (int)st1, psv_context_last_error(ctx));
+
+    reference_product(&r, a, t, ca, cm, v);
+    reference_mask_accum(&r, t, cacc, v);
+    int bad = compare_with_reference(&r, w, t, label);
     ++check_count;
     ++checks_run;
     if (bad) ++check_failures;
-    free(idx);
-    free(tref);
-    free(tint);
-    free(tmag);
-    free(tpres);
-    free(uref);
-    free(upres);
-    free(wref);
-    free(wpres);
-    free(mref);
-    free(mpres);
-    free(buf);
+    free(r.tref);
+    free(r.tint);
+    free(r.tmag);
+    free(r.tpres);
+    free(r.uref);
+    free(r.upres);
+    free(r.wref);
+    free(r.wpres);
+    free(r.mref);
+    free(r.mpres);
+    free(r.buf);
     psv_semiring_free(&s);
     psv_vector_free(&u);
     psv_vector_free(&w);

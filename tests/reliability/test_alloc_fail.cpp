@@ -293,8 +293,11 @@ void brutal(const Case &c, bool sticky, bool count_host = true) {
 // Sentinels for handle outputs: a failed call must leave them as they are.
 template <class T> T *sentinel() { return reinterpret_cast<T *>(uintptr_t(0x5eed0000)); }
 
-std::vector<Case> cases() {
-    std::vector<Case> cs;
+// The vector output of several families' cases.
+psv_vector *v_out;
+
+// Constructors and readers: a handle output, left as it was on failure.
+void creation_cases(std::vector<Case> &cs) {
     static psv_context *c_out;
     cs.push_back({"psv_context_create",
                   [] { c_out = sentinel<psv_context>(); return psv_context_create(B, 0, &c_out); },
@@ -337,11 +340,13 @@ std::vector<Case> cases() {
                       [] { return m_out == sentinel<psv_matrix>(); },
                       [] { psv_matrix_free(&m_out); }});
     }
-    static psv_vector *v_out;
     cs.push_back({"psv_vector_create",
                   [] { v_out = sentinel<psv_vector>(); return psv_vector_create(ctx, PSV_FP64, 1000, &v_out); },
                   [] { return v_out == sentinel<psv_vector>(); },
                   [] { psv_vector_free(&v_out); }});
+}
+
+void vector_op_cases(std::vector<Case> &cs) {
     // Vector operations on w6 (its state restored after each successful run).
     auto w_case = [&](const char *name, std::function<psv_status()> call) {
         cs.push_back({name, [call] {
@@ -378,6 +383,10 @@ std::vector<Case> cases() {
         return psv_mxv(w6, mask6, PSV_MIN, plus_times, A, u5, PSV_DESC_MASK_COMPLEMENT | PSV_DESC_MASK_STRUCTURE);
     });
     w_case("psv_mxv sparse u", [] { return psv_mxv(w6, nullptr, PSV_NOOP, plus_times, G, sparse6, 0); });
+}
+
+// psv_mxv on objects made afresh for each run.
+void mxv_fresh_output_cases(std::vector<Case> &cs) {
     // The transpose is built on first use and then cached: a fresh matrix each run so every
     // run builds it.
     static psv_matrix *At;
@@ -416,6 +425,9 @@ std::vector<Case> cases() {
                       return same;
                   },
                   [] { psv_vector_free(&v_out); }});
+}
+
+void query_cases(std::vector<Case> &cs) {
     // Queries that allocate host scratch.
     static double dbuf[6];
     cs.push_back({"psv_vector_get (sparse)",
@@ -442,6 +454,9 @@ std::vector<Case> cases() {
                   nullptr, [] { psv_matrix_set_option(A, PSV_OPT_TILE_WIDTH, 0); }});
     cs.push_back({"psv_context_set_option", [] { return psv_context_set_option(ctx, PSV_OPT_MAX_TILES, 3); },
                   nullptr, [] { psv_context_set_option(ctx, PSV_OPT_MAX_TILES, -1); }});
+}
+
+void algorithm_cases(std::vector<Case> &cs) {
     // Algorithms: a fresh graph each run so the cached transpose is built under injection too.
     static psv_matrix *g;
     static psv_vector *r2;
@@ -488,6 +503,15 @@ std::vector<Case> cases() {
         const int64_t q[] = {0, 3};
         return psv_rwr_batch(fbuf, &iters, g, q, 2, 0.9, 0, 2);
     }, PSV_NOT_CONVERGED);
+}
+
+std::vector<Case> cases() {
+    std::vector<Case> cs;
+    creation_cases(cs);
+    vector_op_cases(cs);
+    mxv_fresh_output_cases(cs);
+    query_cases(cs);
+    algorithm_cases(cs);
     return cs;
 }
 
