@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "algo/algorithms.hpp"
-#include "algo/steps.hpp"
+#include "core/algo_steps.hpp"
 #include "bench/cusparse_ref.hpp"
 #include "cuda/internal.hpp"
 

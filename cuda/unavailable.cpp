@@ -1,5 +1,5 @@
 // Built where the CUDA backend is not (Ginkgo's device hooks): the entry points exist and say so.
-#include "algo/steps.hpp"
+#include "core/algo_steps.hpp"
 #include "core/backend.hpp"
 #include "core/error.hpp"
 #include "cuda/internal.hpp"

@@ -1,6 +1,6 @@
-// The CUDA implementation of the algorithms' steps (AlgoSteps, src/algo/steps.hpp): one launch
+// The CUDA implementation of the algorithms' steps (AlgoSteps, src/core/algo_steps.hpp): one launch
 // each, the reductions deterministic (vector/reduce.cuh).
-#include "algo/steps.hpp"
+#include "core/algo_steps.hpp"
 #include "cuda/internal.hpp"
 #include "cuda/runtime/backend.cuh"
 #include "cuda/vector/reduce.cuh"

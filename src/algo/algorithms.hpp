@@ -3,7 +3,7 @@
 #pragma once
 #include <memory>
 
-#include "algo/steps.hpp"
+#include "core/algo_steps.hpp"
 #include "core/backend.hpp"
 
 namespace psv {
@@ -17,11 +17,8 @@ bool pagerank(Backend &be, AlgoSteps &st, const MatrixStore &A, const MatrixStor
               const float *personal = nullptr);
 
 // ---- HITS ----------------------------------------------------------------------------------
-// Separate: per iteration a = A' h, normalize; h = A a (the new a), normalize (two products).
-// Stacked:  the paper's single-matrix form: x = [a; h] <- [0 A'; A 0] x (one product of twice
-//           the size), halves normalized separately. Its iterates are two interleaved chains of
-//           the separate form, so it needs about twice the iterations (see hits.cpp).
-enum class HitsForm { Auto, Separate, Stacked };
+// The two forms (HitsForm, core/algo_steps.hpp): Separate, two products an iteration; Stacked,
+// the paper's single-matrix form (see hits.cpp).
 
 // The form Auto resolves to on a backend (see hits.cpp for the reason).
 HitsForm hits_auto_form(const Backend &be, const MatrixStore &A);

@@ -2,7 +2,7 @@
 // declares once what every backend provides -- memory, vector operations, products (spmv, assign,
 // the k-vector pattern product) and the construction of matrices (MatrixStore) -- and src/cpu
 // implements it with OpenMP, cuda/ with CUDA. The graph algorithms' per-iteration vector steps
-// are a separate interface, AlgoSteps (src/algo/steps.hpp), implemented by each backend too.
+// are a separate interface, AlgoSteps (src/core/algo_steps.hpp), implemented by each backend too.
 // The C shims (src/api) validate arguments; the algorithms (src/algo) are written once above
 // these two interfaces.
 //

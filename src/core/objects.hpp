@@ -9,8 +9,7 @@
 #include <thread>
 #include <unordered_map>
 
-#include "algo/algorithms.hpp"
-#include "algo/steps.hpp"
+#include "core/algo_steps.hpp"
 #include "core/backend.hpp"
 #include "core/error.hpp"
 

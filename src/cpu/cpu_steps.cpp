@@ -1,10 +1,10 @@
-// The CPU backend's algorithm steps (AlgoSteps in algo/steps.hpp): OpenMP loops whose sums run
+// The CPU backend's algorithm steps (AlgoSteps in core/algo_steps.hpp): OpenMP loops whose sums run
 // over fixed chunks combined in order, so results do not depend on the thread count.
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
-#include "algo/steps.hpp"
+#include "core/algo_steps.hpp"
 #include "cpu/cpu_backend.hpp"
 
 namespace psv {

@@ -10,6 +10,13 @@ namespace psv {
 
 class Backend;
 
+// HITS's two forms (algo/hits.cpp). Separate: per iteration a = A' h, normalize; h = A a (the new
+// a), normalize (two products). Stacked: the paper's single-matrix form, x = [a; h] <- [0 A'; A 0] x
+// (one product of twice the size), halves normalized separately; its iterates are two interleaved
+// chains of the separate form, so it needs about twice the iterations. A context holds the form
+// its psv_hits uses (Auto: the rule of hits_auto_form); tests and measurements set it.
+enum class HitsForm { Auto, Separate, Stacked };
+
 class AlgoSteps {
 public:
     virtual ~AlgoSteps() = default;
