@@ -317,7 +317,8 @@ typedef struct psv_matrix_info {
     int64_t reserved[7];
 } psv_matrix_info;
 
-/** @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT. */
+/** @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT;
+ *          PSV_ERROR_OUT_OF_MEMORY, PSV_ERROR_DEVICE (where the form is built to describe it). */
 PSV_API psv_status psv_matrix_info_get(const psv_matrix *A, psv_matrix_info *info);
 
 /** One tile of the form (tile 0 .. dense_tiles-1 dense, dense_tiles the sparse one). */
@@ -334,7 +335,8 @@ typedef struct psv_tile_info {
 } psv_tile_info;
 
 /** @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT;
- *          PSV_ERROR_INVALID_INDEX (no such tile). */
+ *          PSV_ERROR_INVALID_INDEX (no such tile); PSV_ERROR_OUT_OF_MEMORY, PSV_ERROR_DEVICE (where
+ *          the form is built to describe it). */
 PSV_API psv_status psv_matrix_tile_info(const psv_matrix *A, int32_t tile, psv_tile_info *info);
 
 /* ---------------------------------------------------------------------------------------------

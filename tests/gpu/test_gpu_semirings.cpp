@@ -27,6 +27,12 @@ const psv_op kMuls[] = {
 #include "core/operators.def"
 };
 #undef PSV_OPERATOR
+// Every operator, for the element-wise operations.
+#define PSV_OPERATOR(NAME, KIND, ON_BOOL, IDENTITY, EXPR) PSV_##NAME,
+const psv_op kAllOps[] = {
+#include "core/operators.def"
+};
+#undef PSV_OPERATOR
 
 struct Both {
     psv_context *cpu = nullptr, *gpu = nullptr;
@@ -217,26 +223,26 @@ int run_semirings(Both &B, const gputest::Edges &E, bool all_descs, const char *
 void run_vector_ops(Both &B, int64_t n) {
     uint64_t seed = 9000;
     for (psv_type t : kTypes) {
-        for (int op = PSV_PLUS; op <= PSV_ABSDIFF; ++op) {
+        for (psv_op op : kAllOps) {
             Pair u, v, w;
             make_vector(B, u, t, n, 0.8, seed++);
             make_vector(B, v, t, n, 0.9, seed++);
             make_vector(B, w, t, n, 1.0, seed++);
-            CHECK(psv_vector_ewise(w.c, (psv_op)op, u.c, v.c) == PSV_SUCCESS);
-            CHECK(psv_vector_ewise(w.g, (psv_op)op, u.g, v.g) == PSV_SUCCESS);
+            CHECK(psv_vector_ewise(w.c, op, u.c, v.c) == PSV_SUCCESS);
+            CHECK(psv_vector_ewise(w.g, op, u.g, v.g) == PSV_SUCCESS);
             char what[128];
-            std::snprintf(what, sizeof what, "ewise %s %s", psv::type_name(t), psv::op_name((psv_op)op));
+            std::snprintf(what, sizeof what, "ewise %s %s", psv::type_name(t), psv::op_name(op));
             CHECK_MSG(same_vector(w.g, w.c, t, what), "%s", what);
             std::vector<uint8_t> s = random_values(t, 1, seed++);
-            CHECK(psv_vector_apply(w.c, (psv_op)op, u.c, s.data()) == PSV_SUCCESS);
-            CHECK(psv_vector_apply(w.g, (psv_op)op, u.g, s.data()) == PSV_SUCCESS);
-            std::snprintf(what, sizeof what, "apply %s %s", psv::type_name(t), psv::op_name((psv_op)op));
+            CHECK(psv_vector_apply(w.c, op, u.c, s.data()) == PSV_SUCCESS);
+            CHECK(psv_vector_apply(w.g, op, u.g, s.data()) == PSV_SUCCESS);
+            std::snprintf(what, sizeof what, "apply %s %s", psv::type_name(t), psv::op_name(op));
             CHECK_MSG(same_vector(w.g, w.c, t, what), "%s", what);
-            if (psv::is_monoid((psv_op)op)) {
+            if (psv::is_monoid(op)) {
                 uint8_t rc[8] = {0}, rg[8] = {0};
-                CHECK(psv_vector_reduce(rc, (psv_op)op, u.c) == PSV_SUCCESS);
-                CHECK(psv_vector_reduce(rg, (psv_op)op, u.g) == PSV_SUCCESS);
-                std::snprintf(what, sizeof what, "reduce %s %s", psv::type_name(t), psv::op_name((psv_op)op));
+                CHECK(psv_vector_reduce(rc, op, u.c) == PSV_SUCCESS);
+                CHECK(psv_vector_reduce(rg, op, u.g) == PSV_SUCCESS);
+                std::snprintf(what, sizeof what, "reduce %s %s", psv::type_name(t), psv::op_name(op));
                 bool ok = values_equal(t, rg, rc);
                 if (!ok && (t == PSV_FP32 || t == PSV_FP64) && op == PSV_TIMES) ok = true;  // products of n values under/overflow alike only roughly
                 CHECK_MSG(ok, "%s", what);
