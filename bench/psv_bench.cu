@@ -1,5 +1,5 @@
 // psv_bench: psv's SpMV kernels against cuSPARSE on the very same matrix, on one GPU, in one
-// process. See bench/NOTES.md for what it measures and bench/run.sh for the standard set.
+// process. See docs/benchmarks.md for what it measures and bench/run.sh for the standard set.
 //
 //   psv_bench [options] MATRIX...
 //   MATRIX: rmat:SCALE[:EF]    R-MAT (Graph500 a=.57 b=.19 c=.19 d=.05), random relabelling,
