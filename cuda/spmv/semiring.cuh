@@ -2,7 +2,7 @@
 // benchmarks use) and one chosen at run time for every other (add, multiply) pair of a type.
 #pragma once
 #include "core/ops.hpp"
-#include "cuda/cuda_rt.cuh"
+#include "cuda/runtime/operators.cuh"
 #include "cuda/runtime/warp.cuh"
 
 namespace psv {

@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "core/assign.hpp"
-#include "cuda/cuda_rt.cuh"
+#include "cuda/runtime/operators.cuh"
 #include "cuda/runtime/backend.cuh"
 #include "cuda/vector/reduce.cuh"
 
