@@ -168,7 +168,7 @@ std::vector<int64_t> rwr_queries(const Csr &A) {
 void time_psv_rwr(const psv::MatrixStore &store, const std::vector<int64_t> &qs, psv::Buffer &rel, std::vector<float> &out,
                   Result &res) {
     psv::Backend &be = psv::cuda::backend_of(g_ctx);
-    std::unique_ptr<psv::AlgoSteps> steps = psv::cuda::create_algo_steps(be);
+    psv::AlgoSteps &steps = psv::cuda::steps_of(g_ctx);
     double t0 = now_s();
     psv::RwrGraph g = psv::rwr_graph(be, store);
     psv::cuda::synchronize(be);
@@ -176,14 +176,14 @@ void time_psv_rwr(const psv::MatrixStore &store, const std::vector<int64_t> &qs,
     int32_t it = 0, it_sum = 0;
     t0 = now_s();
     for (int j = 0; j < kQueries; ++j) {
-        psv::rwr_single(be, *steps, g, qs[j], kRwrC, kRwrTol, kRwrMaxIt, rel, it);
+        psv::rwr_single(be, steps, g, qs[j], kRwrC, kRwrTol, kRwrMaxIt, rel, it);
         it_sum += it;
     }
     res.rwr_psv = now_s() - t0;
     res.rwr_it_psv = it_sum;
     std::vector<int32_t> its(kQueries);
     t0 = now_s();
-    psv::rwr(be, *steps, g, qs.data(), kQueries, kRwrC, kRwrTol, kRwrMaxIt, out.data(), its.data());
+    psv::rwr(be, steps, g, qs.data(), kQueries, kRwrC, kRwrTol, kRwrMaxIt, out.data(), its.data());
     res.rwr_batch_psv = now_s() - t0;
 }
 
@@ -237,7 +237,7 @@ void time_rwr(AlgoInputs &in, const psv::MatrixStore &store, Result &res) {
 
 }  // namespace
 
-void time_algorithms(const Csr &A, psv_matrix *PA, const psv::MatrixStore &store, int best, Result &res) {
+void time_algorithms(const Csr &A, psv_matrix *PA, int best, Result &res) {
     pool_trim();
     AlgoInputs in(A, PA, best);
     time_pagerank(in, res);
@@ -245,8 +245,6 @@ void time_algorithms(const Csr &A, psv_matrix *PA, const psv::MatrixStore &store
     time_hits(in, res);
 #endif
 #ifdef PSV_BENCH_HAVE_RWR
-    if (in.nnz <= O.rwr_max_nnz) time_rwr(in, store, res);
-#else
-    (void)store;
+    if (in.nnz <= O.rwr_max_nnz) time_rwr(in, psv::cuda::store_of(PA), res);
 #endif
 }

@@ -57,9 +57,9 @@ std::string g_device;
 const char *kCsName[3] = {"CSR_ALG1", "CSR_ALG2", "COO_ALG1"};
 const psv_kernel kKernels[4] = {PSV_KERNEL_AUTO, PSV_KERNEL_TILE_COMPOSITE, PSV_KERNEL_TILE_COO, PSV_KERNEL_CSR};
 
-// time_algorithms (algos.cu): PageRank, HITS and RWR on PA (whose store is `store`), psv against
+// time_algorithms (algos.cu): PageRank, HITS and RWR on PA, psv against
 // the cuSPARSE-based versions with algorithm `best`.
-void time_algorithms(const Csr &A, psv_matrix *PA, const psv::MatrixStore &store, int best, Result &res);
+void time_algorithms(const Csr &A, psv_matrix *PA, int best, Result &res);
 
 [[noreturn]] void die(const char *fmt, ...) {
     va_list ap;
@@ -140,8 +140,8 @@ static Csr load_csr(const std::string &spec, Result &res) {
 }
 
 // psv's matrix built from the device CSR M (the context's default options); build_s receives
-// the seconds (nullptr: not timed) and store the store the handle owns.
-static MatrixHandle build_psv(const Csr &M, double *build_s, const psv::MatrixStore **store) {
+// the seconds (nullptr: not timed).
+static MatrixHandle build_psv(const Csr &M, double *build_s) {
     psv::Backend &be = psv::cuda::backend_of(g_ctx);
     Dev<int64_t> rp64(M.nrows + 1);
     i32_to_i64(M.nrows + 1, M.rp, rp64);
@@ -152,13 +152,12 @@ static MatrixHandle build_psv(const Csr &M, double *build_s, const psv::MatrixSt
         psv::cuda::synchronize(be);
         *build_s = now_s() - t0;
     }
-    if (store) *store = built.get();
     return MatrixHandle(psv::cuda::wrap_matrix(g_ctx, std::move(built)), free_matrix);
 }
 
 // 2. psv's matrix under AUTO, described
-static MatrixHandle build_auto(const Csr &A, Result &res, const psv::MatrixStore *&store) {
-    MatrixHandle PA = build_psv(A, &res.build_s, &store);
+static MatrixHandle build_auto(const Csr &A, Result &res) {
+    MatrixHandle PA = build_psv(A, &res.build_s);
     PK(psv_matrix_info_get(PA.get(), &res.info));
     res.rebuild_tc_s = res.info.build_seconds;
     res.auto_kernel = res.info.kernel;
@@ -267,7 +266,7 @@ static void time_reordered(const Csr &A, const int32_t *rank, const std::vector<
     // psv AUTO on the same reordered matrix: what storing rows in rank order would give psv's
     // kernels (x and y stay in the reordered labels: no gather or scatter is timed)
     {
-        MatrixHandle PR = build_psv(R, nullptr, nullptr);
+        MatrixHandle PR = build_psv(R, nullptr);
         res.psv_re = in.time(PR.get(), in.s_w);
         std::printf("psv reordered (auto, %s): weighted %.4f ms\n", psv::cuda::plan_description(PR.get()).c_str(), res.psv_re.med);
     }
@@ -340,8 +339,7 @@ static void time_variants(psv_matrix *PA, Inputs &in, Result &res) {
 // Everything timed on one matrix, in order (PA and the vectors freed on the way out).
 static void measure(const Csr &A, Result &res) {
     const int64_t n = A.nrows, nc = A.ncols, nnz = A.nnz;
-    const psv::MatrixStore *store = nullptr;
-    MatrixHandle PA = build_auto(A, res, store);
+    MatrixHandle PA = build_auto(A, res);
     int dev = 0;
     CK(cudaGetDevice(&dev));
     Inputs in(A, dev);
@@ -368,7 +366,7 @@ static void measure(const Csr &A, Result &res) {
     run_prototypes(A, rank, skey, dev, in.X, in.nx, in.Y, in.ref_w, in.ref_p, res);
     skey.reset();
     // 6. algorithms on the default (auto) form
-    if (O.algos && n == nc && nnz <= O.algo_max_nnz && nnz > 0) time_algorithms(A, PA.get(), *store, best, res);
+    if (O.algos && n == nc && nnz <= O.algo_max_nnz && nnz > 0) time_algorithms(A, PA.get(), best, res);
     time_other_kernels(PA.get(), in, res);
     time_variants(PA.get(), in, res);
 }

@@ -99,6 +99,10 @@ psv_matrix *wrap_matrix(psv_context *ctx, std::unique_ptr<MatrixStore> store) {
 
 Backend &backend_of(psv_context *ctx) { return *core_of(ctx).backend; }
 AlgoSteps &steps_of(psv_context *ctx) { return *core_of(ctx).steps; }
+const MatrixStore &store_of(const psv_matrix *A) {
+    core_of(A);  // a live matrix handle
+    return *A->store;
+}
 
 }  // namespace cuda
 }  // namespace psv

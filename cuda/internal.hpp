@@ -62,6 +62,8 @@ psv_matrix *wrap_matrix(psv_context *ctx, std::unique_ptr<MatrixStore> store);
 // steps.
 Backend &backend_of(psv_context *ctx);
 AlgoSteps &steps_of(psv_context *ctx);
+// The store behind a matrix handle (for the algorithm layer; valid while the handle lives).
+const MatrixStore &store_of(const psv_matrix *A);
 
 }  // namespace cuda
 }  // namespace psv

@@ -38,6 +38,7 @@ std::string plan_description(const psv_matrix *) { unavailable(); }
 psv_matrix *wrap_matrix(psv_context *, std::unique_ptr<MatrixStore>) { unavailable(); }
 Backend &backend_of(psv_context *) { unavailable(); }
 AlgoSteps &steps_of(psv_context *) { unavailable(); }
+const MatrixStore &store_of(const psv_matrix *) { unavailable(); }
 std::unique_ptr<AlgoSteps> create_algo_steps(Backend &) { unavailable(); }
 
 }  // namespace cuda
