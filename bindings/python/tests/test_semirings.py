@@ -276,3 +276,27 @@ def test_transpose_with_mask_and_accum(ctx, dt):
     got = psv.mxv(A, y, "max_plus", mask=m, accum="minus", out=w0.copy(), replace=True,
                   transpose=True, return_present=True)
     check(got, want, wp, R.identity("max", dt), dt, "transpose+mask+accum")
+
+
+@pytest.mark.parametrize("structure", [False, True], ids=["value", "structure"])
+@pytest.mark.parametrize("complement", [False, True], ids=["mask", "complement"])
+def test_mask_present_and_out_present(ctx, structure, complement):
+    """mask_present: the mask's present entries (a structural mask is true exactly there, a
+    value mask where present and nonzero); out_present: w's entries before the call."""
+    dt = np.int64
+    A, rows, cols, vals, x = matrix(ctx, dt)
+    t, tp = R.mxv(rows, cols, vals, NROWS, x, "plus", "times", dt)
+    m = np.array([0, 1, 2, 0, 1, 0, 3, 0, 1, 1, 0, 2, 0], dtype=np.int32)
+    mp = np.array([1, 1, 1, 1, 0, 0, 1, 1, 1, 0, 1, 1, 0], dtype=bool)
+    allow = mp.copy() if structure else (mp & (m != 0))
+    if complement:
+        allow = ~allow
+    w0 = np.arange(NROWS, dtype=dt) * 10
+    wp0 = np.array([1, 0] * 6 + [1], dtype=bool)
+    want, wp = R.write_back(t, tp, w0, wp0, allow, "plus", False, dt)
+    got = psv.mxv(A, x, "plus_times", mask=m, mask_present=mp, structure=structure,
+                  complement=complement, accum="plus", out=w0, out_present=wp0,
+                  return_present=True)
+    check(got, want, wp, 0, dt, "mask_present structure=%s complement=%s" % (structure,
+                                                                            complement))
+    assert np.array_equal(w0, np.arange(NROWS, dtype=dt) * 10)  # out is not modified
