@@ -680,6 +680,8 @@ def mxv(A, x, semiring="plus_times", mask=None, accum=None, transpose=False, com
         dtype = _map_dtype(x.dtype) if A.is_pattern else A.dtype
         s_h = ctx._semiring(add, mul, dtype)
     x = np.asarray(x)
+    if x.dtype.kind not in "biuf":
+        _map_dtype(x.dtype)  # raises PSV_ERROR_DOMAIN_MISMATCH for complex, object, ...
     if x.ndim != 1:
         _fail(_lib.PSV_ERROR_DIMENSION_MISMATCH, "x must be 1-D, not of shape %s" % (x.shape,),
               "psv.mxv")
