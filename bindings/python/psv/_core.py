@@ -57,8 +57,9 @@ for _cls in (PsvError, NotConvergedWarning):
 
 
 def _last_error(ctx):
-    h = ctx._h if ctx is not None else None
-    msg = lib.psv_context_last_error(h)
+    if ctx is not None and ctx.closed:
+        return "its context was closed"
+    msg = lib.psv_context_last_error(ctx._h if ctx is not None else None)
     return msg.decode("utf-8", "replace") if msg else ""
 
 
@@ -183,7 +184,10 @@ class Context:
     def __init__(self, backend="auto", device=0):
         b = _backend_id(backend)
         h = c_void_p()
-        _check(lib.psv_context_create(b, int(device), byref(h)), None, "psv_context_create")
+        st = lib.psv_context_create(b, int(device), byref(h))
+        if st < 0:  # no context yet, so no last-error message: say what was asked
+            _fail(st, "cannot create a context for backend %r, device %d" % (backend, int(device)),
+                  "psv_context_create")
         self._h = h
         self._semirings = {}
         self._lock = threading.Lock()
@@ -676,6 +680,8 @@ def mxv(A, x, semiring="plus_times", mask=None, accum=None, transpose=False, com
         dtype = _map_dtype(x.dtype) if A.is_pattern else A.dtype
         s_h = ctx._semiring(add, mul, dtype)
     x = np.asarray(x)
+    if x.dtype.kind not in "biuf":
+        _map_dtype(x.dtype)  # raises PSV_ERROR_DOMAIN_MISMATCH for complex, object, ...
     if x.ndim != 1:
         _fail(_lib.PSV_ERROR_DIMENSION_MISMATCH, "x must be 1-D, not of shape %s" % (x.shape,),
               "psv.mxv")

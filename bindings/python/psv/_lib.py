@@ -2,7 +2,7 @@
 
 Where the library comes from, in this order:
   1. the PSV_LIBRARY environment variable: the full path of libpsv.so (meson's tests set it to
-     the build tree's library);
+     the build tree's library); when set, it is the only one tried;
   2. _config.LIBDIR/libpsv.so.0: the libdir that `meson install` installed the library into
      (the installed package carries a generated _config.py);
   3. ctypes.util.find_library("psv"): the dynamic loader's search (ldconfig, LD_LIBRARY_PATH).
@@ -112,6 +112,12 @@ def _candidates():
 
 
 def _load():
+    env = os.environ.get("PSV_LIBRARY")
+    if env:  # asked for one library: that one or an error, never a silent fallback
+        try:
+            return ctypes.CDLL(env), env
+        except OSError as e:
+            raise ImportError("psv: cannot load PSV_LIBRARY=%s: %s" % (env, e)) from None
     errors = []
     for how, path in _candidates():
         try:
@@ -129,11 +135,8 @@ def _load():
 
 
 def _has_config():
-    try:
-        from . import _config  # noqa: F401
-        return True
-    except ImportError:
-        return False
+    import importlib.util
+    return importlib.util.find_spec(__package__ + "._config") is not None
 
 
 lib, path = _load()
