@@ -86,6 +86,10 @@ def test_domain_mismatch(ctx):
     expect("PSV_ERROR_DOMAIN_MISMATCH", psv.Matrix.from_edges, [0], [1],
            values=np.array([1 + 2j]), ctx=ctx)
     expect("PSV_ERROR_DOMAIN_MISMATCH", psv.Semiring, "absdiff", "times", np.float32, ctx=ctx)
+    with psv.Matrix.from_edges([0, 1], [1, 0], values=np.array([1.0, 2.0]), ctx=ctx) as F:
+        expect("PSV_ERROR_DOMAIN_MISMATCH", psv.mxv, F, np.array([1 + 1j, 2]), "plus_times")
+        expect("PSV_ERROR_DOMAIN_MISMATCH", psv.mxv, F, np.array(["a", "b"], dtype=object),
+               "plus_times")
 
 
 def test_invalid_options(A):
