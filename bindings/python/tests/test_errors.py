@@ -175,3 +175,22 @@ def test_closed_objects_raise(ctx):
     assert e.value.name in ("PSV_ERROR_UNINITIALIZED_OBJECT", "PSV_ERROR_NULL_POINTER")
     with pytest.raises(psv.PsvError):
         M.info()
+
+
+def test_bad_inputs(ctx, A):
+    expect("PSV_ERROR_INVALID_INDEX", psv.Matrix.from_edges, [0, -1], [1, 0], n=3, ctx=ctx)
+    expect("PSV_ERROR_DOMAIN_MISMATCH", psv.Matrix.from_edges, np.array([0.5, 1.0]), [1, 0],
+           ctx=ctx)
+    expect("PSV_ERROR_DIMENSION_MISMATCH", psv.Matrix.from_edges, [0, 1, 2], [1, 0], ctx=ctx)
+    expect("PSV_ERROR_DIMENSION_MISMATCH", psv.Matrix.from_edges, [0, 1], [1, 0],
+           values=np.ones(3), ctx=ctx)
+    expect("PSV_ERROR_INVALID_VALUE", psv.rwr, A, [])  # k >= 1
+    with psv.Matrix.from_edges([0, 1], [1, 0], shape=(2, 3), ctx=ctx) as R:
+        import tempfile, os
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, "r.mtx")
+            with open(p, "w") as f:
+                f.write("%%MatrixMarket matrix coordinate pattern general\n2 3 2\n1 2\n2 3\n")
+            expect("PSV_ERROR_DIMENSION_MISMATCH", psv.read, p, ctx=ctx, undirected=True)
+    with pytest.raises(TypeError):
+        psv.Matrix()

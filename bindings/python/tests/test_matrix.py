@@ -252,3 +252,30 @@ def test_read_matrix_market(ctx):
         assert A.shape == (34, 34) and A.nnz == 156
         T = A.to_scipy()
         assert (T != T.T).nnz == 0
+
+
+def test_read_pathlike_and_empty(ctx, tmp_path):
+    p = tmp_path / "e.txt"
+    p.write_text("0 1\n1 2\n")
+    with psv.read(p, ctx=ctx) as A:  # a pathlib.Path
+        assert A.shape == (3, 3) and A.nnz == 2
+    S = sp.csr_matrix((4, 6), dtype=np.float64)
+    with psv.Matrix.from_scipy(S, ctx=ctx) as E:
+        assert E.shape == (4, 6) and E.nnz == 0
+        T = E.to_scipy()
+        assert T.shape == (4, 6) and T.nnz == 0
+        v, present = psv.mxv(E, np.ones(6), "plus_times", return_present=True)
+        assert not present.any() and np.all(v == 0)
+
+
+@pytest.mark.xfail(raises=psv.PsvError, strict=True,
+                   reason="read(relabel=True) relabels after psv_matrix_read, which refuses ids "
+                          "above 2^31-2 (PSV_ERROR_INVALID_INDEX) and sizes the matrix by the "
+                          "largest id; needs the C reader's option (issue 22)")
+def test_labels_are_ids(ctx, tmp_path):
+    p = tmp_path / "big.txt"
+    p.write_text("3000000000 7\n7 3000000000\n")  # ids above 2^31: only relabelled can fit
+    with psv.read(str(p), ctx=ctx, relabel=True) as A:
+        assert A.shape == (2, 2)
+        assert np.asarray(A.labels).dtype.kind in "iu"
+        assert sorted(int(v) for v in A.labels) == [7, 3000000000]
