@@ -214,7 +214,10 @@ def test_rwr_single_and_batch(ctx, name):
     B2 = psv.rwr(A, np.array([queries[1], queries[0], queries[1]], dtype=np.int64), tol=TOL,
                  max_iter=1000)
     assert B2.shape == (n, 3)
-    assert np.array_equal(B2[:, 0], B2[:, 2])
+    if BACKEND == "cpu":
+        assert np.array_equal(B2[:, 0], B2[:, 2])
+    else:
+        assert np.abs(B2[:, 0] - B2[:, 2]).max() <= 1e-6
     assert np.allclose(B2[:, 1], B[:, 0], rtol=0, atol=1e-6)
 
 
