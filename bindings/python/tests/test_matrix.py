@@ -279,3 +279,12 @@ def test_labels_are_ids(ctx, tmp_path):
         assert A.shape == (2, 2)
         assert np.asarray(A.labels).dtype.kind in "iu"
         assert sorted(int(v) for v in A.labels) == [7, 3000000000]
+
+
+def test_from_scipy_coo_duplicates_summed(ctx):
+    """Duplicate COO entries are summed, as scipy's own conversions do."""
+    S = sp.coo_matrix((np.array([2.0, 3.0, 1.0]), (np.array([0, 0, 1]), np.array([1, 1, 0]))),
+                      shape=(2, 2))
+    with psv.Matrix.from_scipy(S, ctx=ctx) as A:
+        assert A.nnz == 2
+        assert same_csr(A.to_scipy(), S.tocsr())

@@ -56,3 +56,26 @@ def test_import_is_quiet_and_scipy_lazy():
     p = run(["-c", "import sys, psv; print('scipy' in sys.modules)"])
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip() == "False" and p.stderr == ""
+
+
+EXIT_SCRIPT = r"""
+import numpy as np, psv
+ctx = psv.Context(%(backend)r)
+A = psv.Matrix.from_edges(np.array([0, 1, 2]), np.array([1, 2, 0]), ctx=ctx)
+S = psv.Semiring("min", "plus", np.float32, ctx=ctx)
+B = psv.Matrix.from_edges(np.array([0, 1]), np.array([1, 0]))  # the default context
+r = psv.pagerank(A)
+v = psv.mxv(A, np.ones(3, dtype=np.float32), S)
+%(extra)s
+print("ok", float(r.sum()))
+"""
+
+
+@pytest.mark.parametrize("extra", ["", "ctx.close()", "del ctx", "A.close(); ctx.close(); A.close()"],
+                         ids=["live", "ctx-closed", "ctx-dropped", "closed-twice"])
+def test_interpreter_exit_with_live_objects(extra):
+    """Objects still alive at exit are freed in a safe order (no crash, nothing on stderr)."""
+    p = run(["-c", EXIT_SCRIPT % {"backend": BACKEND, "extra": extra}])
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert p.stdout.startswith("ok 1.0") or p.stdout.startswith("ok 0.99"), p.stdout
+    assert p.stderr == "", p.stderr
