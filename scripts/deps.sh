@@ -14,3 +14,10 @@ if [ ${#need[@]} -gt 0 ]; then
     SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
     $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
 fi
+# The Python package's tests (scripts/test.sh sets PSV_DEPS_PYTHON=1): Debian's numpy, scipy and
+# pytest for /usr/bin/python3; without them meson registers no Python tests.
+if [ "${PSV_DEPS_PYTHON:-0}" = 1 ] && ! /usr/bin/python3 -c 'import numpy, scipy, pytest' 2>/dev/null; then
+    echo "psv: installing python3-numpy python3-scipy python3-pytest (the Python tests)" >&2
+    SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+    $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-numpy python3-scipy python3-pytest >/dev/null
+fi

@@ -3,7 +3,7 @@
 # line 'tests: N passed, M failed' (skipped tests are counted apart).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-source scripts/deps.sh
+PSV_DEPS_PYTHON=1 source scripts/deps.sh
 [ -f build/build.ninja ] || meson setup build --buildtype=release || exit 1
 ninja -C build || exit 1
 meson test -C build --print-errorlogs --num-processes 2 "$@"

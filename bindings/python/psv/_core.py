@@ -459,9 +459,11 @@ class Matrix:
         pattern=None: a pattern matrix when every stored value is 1 and dtype is not given.
         dtype: bool, int32, int64, float32 or float64 (default: S.dtype, mapped as
         _map_dtype says: float16 -> float32, small ints -> int32, ...). Duplicate entries of a
-        COO input are summed (scipy's meaning)."""
+        COO input are summed first (scipy's meaning), so the pattern rule sees the sums. S itself
+        is not changed."""
         ctx = _ctx(ctx)
-        C = S.tocoo()
+        C = S.tocoo(copy=True)
+        C.sum_duplicates()
         rows = np.ascontiguousarray(C.row, dtype=np.int64)
         cols = np.ascontiguousarray(C.col, dtype=np.int64)
         data = np.asarray(C.data)
