@@ -177,9 +177,39 @@ def _free_with(free, handle, *keepalive):
     free(byref(handle))
 
 
-class Context:
+class _Handle:
+    """What Context, Semiring and Matrix share: a C handle freed by a weakref finalizer (close(),
+    a with block, or collection), and an error where a closed one is used."""
+
+    _what = "object"
+
+    @property
+    def closed(self):
+        return not self._finalizer.alive
+
+    @property
+    def handle(self):
+        if not self._finalizer.alive:
+            _fail(_lib.PSV_ERROR_UNINITIALIZED_OBJECT, "the %s is closed" % self._what.lower(),
+                  self._what)
+        return self._h
+
+    def close(self):
+        """Free it now (idempotent)."""
+        self._finalizer()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class Context(_Handle):
     """A psv context: a backend ("auto": CUDA where a device exists, else the CPU), a device,
     the default matrix format options. Use as a context manager or close() it."""
+
+    _what = "Context"
 
     def __init__(self, backend="auto", device=0):
         b = _backend_id(backend)
@@ -206,26 +236,10 @@ class Context:
     def device(self):
         return self._device
 
-    @property
-    def closed(self):
-        return not self._finalizer.alive
-
-    @property
-    def handle(self):
-        if not self._finalizer.alive:
-            _fail(_lib.PSV_ERROR_UNINITIALIZED_OBJECT, "the context is closed", "Context")
-        return self._h
-
     def close(self):
         """Free the context (and the semirings cached in it). Idempotent. Matrices still open in
         it become unusable; close them too."""
         self._finalizer()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     def set_option(self, option, value):
         """Default format option for matrices built later in this context (see
@@ -284,9 +298,11 @@ def _option(option, value):
 
 # ---- semirings -------------------------------------------------------------------------------
 
-class Semiring:
+class Semiring(_Handle):
     """A semiring (add, multiply) on one dtype: add a monoid ("plus", "times", "min", "max",
     "lor", "land", "lxor"), multiply one of those or "first", "second", "pair", "minus", "div"."""
+
+    _what = "Semiring"
 
     def __init__(self, add, multiply, dtype, ctx=None):
         ctx = _ctx(ctx)
@@ -304,25 +320,6 @@ class Semiring:
     @property
     def name(self):
         return "%s_%s" % (self.add, self.multiply)
-
-    @property
-    def handle(self):
-        if not self._finalizer.alive:
-            _fail(_lib.PSV_ERROR_UNINITIALIZED_OBJECT, "the semiring is closed", "Semiring")
-        return self._h
-
-    @property
-    def closed(self):
-        return not self._finalizer.alive
-
-    def close(self):
-        self._finalizer()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     def __repr__(self):
         return "<psv.Semiring %s %s>" % (self.name, self.dtype)
@@ -414,9 +411,11 @@ def _take_vector(h, ctx, n, dtype=np.float32):
 _DUP_NONE = ("error", "noop", None)
 
 
-class Matrix:
+class Matrix(_Handle):
     """A psv matrix. Made by Matrix.from_scipy, Matrix.from_edges or psv.read (not by calling
     Matrix()). Freed by close(), a `with` block, or when collected."""
+
+    _what = "Matrix"
 
     def __init__(self, *args, **kwargs):
         raise TypeError("psv.Matrix is made by Matrix.from_scipy, Matrix.from_edges or psv.read")
@@ -516,26 +515,6 @@ class Matrix:
     @property
     def ncols(self):
         return self.shape[1]
-
-    @property
-    def handle(self):
-        if not self._finalizer.alive:
-            _fail(_lib.PSV_ERROR_UNINITIALIZED_OBJECT, "the matrix is closed", "Matrix")
-        return self._h
-
-    @property
-    def closed(self):
-        return not self._finalizer.alive
-
-    def close(self):
-        """Free the matrix now (idempotent)."""
-        self._finalizer()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     def __repr__(self):
         return "<psv.Matrix %dx%d nnz=%d %s%s%s>" % (
