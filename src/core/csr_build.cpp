@@ -1,12 +1,12 @@
 // Coordinate tuples -> host CSR: validation, bucketing by row, sorting each row, and combining
 // duplicates in input order (so a non-commutative dup operator means what it says).
-#include <algorithm>
-#include <cstring>
-#include <numeric>
-
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <numeric>
 
 #include "core/csr_build.hpp"
 #include "core/error.hpp"
@@ -15,9 +15,34 @@
 namespace psv {
 namespace {
 
-// Bytes of memory available now: /proc/meminfo's MemAvailable, else the physical memory; 0 when
-// neither is known (then nothing is checked).
+uint64_t system_memory_available();
+
+// A cgroup v2 memory limit less what the group uses, or UINT64_MAX where there is none.
+uint64_t cgroup_memory_left() {
+    unsigned long long limit = 0, used = 0;
+    bool have_limit = false;
+    if (FILE *f = std::fopen("/sys/fs/cgroup/memory.max", "r")) {
+        have_limit = std::fscanf(f, "%llu", &limit) == 1;  // "max": no limit
+        std::fclose(f);
+    }
+    if (!have_limit) return UINT64_MAX;
+    if (FILE *f = std::fopen("/sys/fs/cgroup/memory.current", "r")) {
+        if (std::fscanf(f, "%llu", &used) != 1) used = 0;
+        std::fclose(f);
+    }
+    return limit > used ? static_cast<uint64_t>(limit - used) : 0;
+}
+
+// Bytes of memory available now: /proc/meminfo's MemAvailable, else the physical memory, and no
+// more than a cgroup limit leaves; 0 when none is known (then nothing is checked).
 uint64_t available_memory() {
+    const uint64_t avail = system_memory_available();
+    const uint64_t cg = cgroup_memory_left();
+    if (avail == 0) return cg == UINT64_MAX ? 0 : cg;
+    return std::min(avail, cg);
+}
+
+uint64_t system_memory_available() {
     if (FILE *f = std::fopen("/proc/meminfo", "r")) {
         char line[256];
         unsigned long long kb = 0;
