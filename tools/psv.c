@@ -8,27 +8,35 @@
  *                     [--output FILE]
  *   psv info FILE [--backend ...] [--tile-width W] [--max-tiles T] [--workload-size S]
  *
- * Vertex ids are printed as in the input file: 0-based for edge lists, 1-based for Matrix Market.
+ * FILE "-" is standard input (read once, like any pipe). Vertex ids are printed as in the input
+ * file: 0-based for edge lists, 1-based for Matrix Market (as the single read detected it).
  * Progress of loads and builds longer than a second goes to stderr. Exit status: 0 success,
- * 1 failure (the reason on stderr), 2 usage error.
+ * 1 failure (the reason on stderr), 2 usage error (an option the command does not take, a bad
+ * value), 3 not converged within --max-iter (pagerank, hits, rwr: the results are still written,
+ * and stderr says so).
  */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <zlib.h>
 
 #include "psv/psv.h"
 #include "../src/core/kernels.h"
+#include "../src/api/internal.h"
 
 /* ---- options ------------------------------------------------------------------------------- */
+
+/* Exit status of a run of pagerank, hits or rwr that did not converge within --max-iter. */
+#define PSV_EXIT_NOT_CONVERGED 3
 
 typedef struct {
     const char *file;
     const char *output;
+    FILE *out; /* the results go there: --output, opened before computing, or stdout */
     const char *query;
     psv_backend backend;
     double damping, tol, c;
@@ -55,19 +63,52 @@ static void usage(FILE *f) {
             "  --top K                   only the K highest, sorted (default: all, by vertex)\n"
             "  --output FILE             write results there instead of stdout\n"
             "  --tile-width W --max-tiles T --workload-size S   format options (info)\n"
-            "  --version\n");
+            "  --version\n"
+            "FILE '-' is standard input (plain or gzip). An option a command does not take is an error.\n"
+            "exit status: 0 success, 1 failure, 2 usage error, 3 not converged within --max-iter\n"
+            "(pagerank, hits, rwr: the results are still written; stderr says so)\n");
 }
 
 static int parse_number(const char *s, double *out) {
     char *end;
     *out = strtod(s, &end);
-    return *s && !*end;
+    return *s && !*end && !isnan(*out);
+}
+
+/* The options each command takes (without the leading "--"), space-separated. */
+static const char *options_of(const char *cmd) {
+    if (!strcmp(cmd, "pagerank")) return " backend damping tol max-iter top output ";
+    if (!strcmp(cmd, "hits")) return " backend tol max-iter top output ";
+    if (!strcmp(cmd, "rwr")) return " backend query c tol max-iter top output ";
+    if (!strcmp(cmd, "info")) return " backend tile-width max-tiles workload-size ";
+    return " ";
+}
+
+static int takes_option(const char *cmd, const char *opt) {
+    char key[64];
+    if (strlen(opt) + 2 >= sizeof key) return 0;
+    snprintf(key, sizeof key, " %s ", opt);
+    return strstr(options_of(cmd), key) != NULL;
+}
+
+static const char *const all_options = " backend damping c query tol max-iter top output tile-width max-tiles workload-size ";
+
+/* A whole number in [lo, hi] (a usage error naming the option otherwise). */
+static int parse_int_option(const char *opt, const char *val, double lo, double hi, int64_t *out) {
+    double v;
+    if (!parse_number(val, &v) || v != floor(v) || v < lo || v > hi) {
+        fprintf(stderr, "psv: %s takes a whole number from %.0f to %.0f, not '%s'\n", opt, lo, hi, val);
+        return 2;
+    }
+    *out = (int64_t)v;
+    return 0;
 }
 
 /* Returns 0 on success, 2 on a usage error (message printed). */
-static int parse_options(int argc, char **argv, int first, options *o) {
+static int parse_options(const char *cmd, int argc, char **argv, int first, options *o) {
     o->file = NULL;
     o->output = NULL;
+    o->out = stdout;
     o->query = NULL;
     o->backend = PSV_BACKEND_AUTO;
     o->damping = 0.85;
@@ -78,7 +119,6 @@ static int parse_options(int argc, char **argv, int first, options *o) {
     o->tile_width = o->max_tiles = o->workload_size = -2; /* -2: not given */
     for (int i = first; i < argc; ++i) {
         const char *a = argv[i];
-        double v;
         if (a[0] != '-' || a[1] == 0) {
             if (o->file) {
                 fprintf(stderr, "psv: unexpected argument '%s'\n", a);
@@ -87,11 +127,27 @@ static int parse_options(int argc, char **argv, int first, options *o) {
             o->file = a;
             continue;
         }
+        char key[64];
+        int known = a[1] == '-' && strlen(a) + 1 < sizeof key;
+        if (known) {
+            snprintf(key, sizeof key, " %s ", a + 2);
+            known = strstr(all_options, key) != NULL;
+        }
+        if (!known) {
+            fprintf(stderr, "psv: unknown option %s\n", a);
+            return 2;
+        }
+        if (!takes_option(cmd, a + 2)) {
+            fprintf(stderr, "psv: %s does not take %s (it takes:%s)\n", cmd, a, options_of(cmd));
+            return 2;
+        }
         if (i + 1 >= argc) {
             fprintf(stderr, "psv: option %s needs a value\n", a);
             return 2;
         }
         const char *val = argv[++i];
+        double v;
+        int64_t k;
         if (!strcmp(a, "--backend")) {
             if (!strcmp(val, "cpu")) o->backend = PSV_BACKEND_CPU;
             else if (!strcmp(val, "cuda")) o->backend = PSV_BACKEND_CUDA;
@@ -104,22 +160,29 @@ static int parse_options(int argc, char **argv, int first, options *o) {
             o->output = val;
         } else if (!strcmp(a, "--query")) {
             o->query = val;
-        } else if (parse_number(val, &v)) {
-            if (!strcmp(a, "--damping")) o->damping = v;
-            else if (!strcmp(a, "--c")) o->c = v;
-            else if (!strcmp(a, "--tol")) o->tol = v;
-            else if (!strcmp(a, "--max-iter") && v >= 1 && v <= 1e9 && v == floor(v)) o->max_iter = (int32_t)v;
-            else if (!strcmp(a, "--top") && v >= 0 && v == floor(v)) o->top = (int64_t)v;
-            else if (!strcmp(a, "--tile-width") && v >= 0 && v == floor(v)) o->tile_width = (int64_t)v;
-            else if (!strcmp(a, "--max-tiles") && v >= -1 && v == floor(v)) o->max_tiles = (int64_t)v;
-            else if (!strcmp(a, "--workload-size") && v >= 0 && v == floor(v)) o->workload_size = (int64_t)v;
-            else {
-                fprintf(stderr, "psv: unknown option or bad value: %s %s\n", a, val);
+        } else if (!strcmp(a, "--damping") || !strcmp(a, "--c") || !strcmp(a, "--tol")) {
+            if (!parse_number(val, &v)) {
+                fprintf(stderr, "psv: %s takes a number, not '%s'\n", a, val);
                 return 2;
             }
-        } else {
-            fprintf(stderr, "psv: unknown option or bad value: %s %s\n", a, val);
-            return 2;
+            if (!strcmp(a, "--damping")) o->damping = v;
+            else if (!strcmp(a, "--c")) o->c = v;
+            else o->tol = v;
+        } else if (!strcmp(a, "--max-iter")) {
+            if (parse_int_option(a, val, 1, 1e9, &k)) return 2;
+            o->max_iter = (int32_t)k;
+        } else if (!strcmp(a, "--top")) {
+            if (parse_int_option(a, val, 0, 9e18, &k)) return 2;
+            o->top = k;
+        } else if (!strcmp(a, "--tile-width")) {
+            if (parse_int_option(a, val, 0, 9e18, &k)) return 2;
+            o->tile_width = k;
+        } else if (!strcmp(a, "--max-tiles")) {
+            if (parse_int_option(a, val, -1, 9e18, &k)) return 2;
+            o->max_tiles = k;
+        } else {  /* --workload-size */
+            if (parse_int_option(a, val, 0, 9e18, &k)) return 2;
+            o->workload_size = k;
         }
     }
     if (!o->file) {
@@ -137,16 +200,6 @@ static double now(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* 1 for Matrix Market (1-based ids), 0 for edge lists; gzip is looked through. */
-static int64_t id_base(const char *path) {
-    gzFile f = gzopen(path, "rb");
-    if (!f) return 0;
-    char head[16] = {0};
-    int n = gzread(f, head, 14);
-    gzclose(f);
-    return n == 14 && !memcmp(head, "%%MatrixMarket", 14) ? 1 : 0;
-}
-
 static int fail_with(psv_context *ctx, const char *what, psv_status s) {
     fprintf(stderr, "psv: %s failed: %s\n  %s\n", what, psv_status_string(s), ctx ? psv_context_last_error(ctx) : "");
     return 1;
@@ -155,7 +208,12 @@ static int fail_with(psv_context *ctx, const char *what, psv_status s) {
 /* Create the context and read FILE into *A, with progress on stderr. */
 static int open_graph(const options *o, psv_context **ctx, psv_matrix **A) {
     psv_status s = psv_context_create(o->backend, 0, ctx);
-    if (s != PSV_SUCCESS) return fail_with(NULL, "creating the context", s);
+    if (s != PSV_SUCCESS) {
+        const char *why = psv_internal_context_create_error();
+        fprintf(stderr, "psv: creating the context failed: %s\n  %s\n", psv_status_string(s),
+                *why ? why : "(no reason given)");
+        return 1;
+    }
     psv_context_set_option(*ctx, PSV_OPT_PROGRESS, 1);
     if (o->tile_width >= 0) psv_context_set_option(*ctx, PSV_OPT_TILE_WIDTH, o->tile_width);
     if (o->max_tiles >= -1 && o->max_tiles != -2) psv_context_set_option(*ctx, PSV_OPT_MAX_TILES, o->max_tiles);
@@ -185,16 +243,11 @@ static int by_value_desc(const void *a, const void *b) {
 
 /* Print n values (one or two columns) as 'vertex value [value2]', all by id or the top K. */
 static int write_values(const options *o, int64_t base, int64_t n, const float *v, const float *v2) {
-    FILE *out = stdout;
-    if (o->output && !(out = fopen(o->output, "w"))) {
-        fprintf(stderr, "psv: cannot write %s\n", o->output);
-        return 1;
-    }
+    FILE *out = o->out;
     if (o->top >= 0) {
         ranked *r = malloc((size_t)(n ? n : 1) * sizeof *r);
         if (!r) {
             fprintf(stderr, "psv: out of memory\n");
-            if (out != stdout) fclose(out);
             return 1;
         }
         for (int64_t i = 0; i < n; ++i) {
@@ -213,13 +266,19 @@ static int write_values(const options *o, int64_t base, int64_t n, const float *
             else fprintf(out, "%lld %.9g\n", (long long)(i + base), v[i]);
         }
     }
-    int bad = ferror(out);
-    if (out != stdout) bad |= fclose(out) != 0;
-    if (bad) {
+    if (ferror(out) || fflush(out) != 0) {
         fprintf(stderr, "psv: error writing the output\n");
         return 1;
     }
     return 0;
+}
+
+/* The end of a converging run: 0, or PSV_EXIT_NOT_CONVERGED with a line on stderr. */
+static int convergence_exit(const char *what, psv_status s, int32_t iters, double tol) {
+    if (s != PSV_NOT_CONVERGED) return 0;
+    fprintf(stderr, "psv: %s did NOT converge within %d iterations (--tol %g); results written anyway, exit status %d\n",
+            what, iters, tol, PSV_EXIT_NOT_CONVERGED);
+    return PSV_EXIT_NOT_CONVERGED;
 }
 
 static const char *backend_name(const psv_context *ctx) {
@@ -238,7 +297,8 @@ static int cmd_pagerank(const options *o) {
     psv_vector *rank = NULL;
     int32_t iters = 0;
     double t0 = now();
-    psv_status s = psv_pagerank(&rank, &iters, A, o->damping, o->tol, o->max_iter);
+    const psv_status st = psv_pagerank(&rank, &iters, A, o->damping, o->tol, o->max_iter);
+    psv_status s = st;
     double dt = now() - t0;
     if (s < 0) {
         r = fail_with(ctx, "pagerank", s);
@@ -253,8 +313,9 @@ static int cmd_pagerank(const options *o) {
             r = fail_with(ctx, "reading the ranks", s);
         } else {
             fprintf(stderr, "psv: pagerank on %s: %lld vertices, %d iterations%s, %.3f s\n", backend_name(ctx),
-                    (long long)n, iters, s == PSV_NOT_CONVERGED ? " (NOT converged)" : "", dt);
-            r = write_values(o, id_base(o->file), n, v, NULL);
+                    (long long)n, iters, st == PSV_NOT_CONVERGED ? " (NOT converged)" : "", dt);
+            r = write_values(o, psv_internal_matrix_index_base(A), n, v, NULL);
+            if (!r) r = convergence_exit("pagerank", st, iters, o->tol);
         }
         free(v);
     }
@@ -338,7 +399,8 @@ static int cmd_hits(const options *o) {
         } else {
             fprintf(stderr, "psv: hits on %s: %lld vertices, %d iterations%s, %.3f s\n", backend_name(ctx),
                     (long long)n, iters, not_converged ? " (NOT converged)" : "", dt);
-            r = write_values(o, id_base(o->file), n, h, a);
+            r = write_values(o, psv_internal_matrix_index_base(A), n, h, a);
+            if (!r && not_converged) r = convergence_exit("hits", PSV_NOT_CONVERGED, iters, o->tol);
         }
         free(h);
         free(a);
@@ -350,7 +412,8 @@ static int cmd_hits(const options *o) {
     return r;
 }
 
-/* The --query list "v[,v...]" (ids as in the file) as 0-based ids; returns the count, 0 on error. */
+/* The --query list "v[,v...]" (ids as in the file, each >= base) as ids less base; returns the
+ * count, 0 on error. */
 static int32_t parse_queries(const char *list, int64_t base, int64_t **out) {
     int32_t k = 1;
     for (const char *p = list; *p; ++p) k += *p == ',';
@@ -380,16 +443,22 @@ static int cmd_rwr(const options *o) {
         fprintf(stderr, "psv: rwr needs --query v[,v...]\n");
         return 2;
     }
-    const int64_t base = id_base(o->file);
     int64_t *q = NULL;
-    const int32_t k = parse_queries(o->query, base, &q);
+    int32_t k = parse_queries(o->query, 0, &q); /* the syntax, before reading */
     if (k == 0) return 2;
+    free(q);
+    q = NULL;
     psv_context *ctx;
     psv_matrix *A;
     int r = open_graph(o, &ctx, &A);
-    if (r) {
-        free(q);
-        return r;
+    if (r) return r;
+    /* The id base as the single read of the file found it (stdin and pipes included). */
+    const int64_t base = psv_internal_matrix_index_base(A);
+    k = parse_queries(o->query, base, &q);
+    if (k == 0) {
+        psv_matrix_free(&A);
+        psv_context_free(&ctx);
+        return 2;
     }
     int64_t n = 0;
     psv_matrix_nrows(A, &n);
@@ -419,16 +488,13 @@ static int cmd_rwr(const options *o) {
     }
     fprintf(stderr, "psv: rwr on %s: %lld vertices, %d quer%s, %d iterations%s, %.3f s\n", backend_name(ctx),
             (long long)n, (int)k, k == 1 ? "y" : "ies", iters, s == PSV_NOT_CONVERGED ? " (NOT converged)" : "", dt);
+    const psv_status st = s;
     if (k == 1) {
         r = write_values(o, base, n, rel, NULL);
+        if (!r) r = convergence_exit("rwr", st, iters, o->tol);
         goto done;
     }
-    FILE *out = stdout;
-    if (o->output && !(out = fopen(o->output, "w"))) {
-        fprintf(stderr, "psv: cannot write %s\n", o->output);
-        r = 1;
-        goto done;
-    }
+    FILE *out = o->out;
     if (o->top >= 0) {
         ranked *rk = malloc((size_t)(n ? n : 1) * sizeof *rk);
         if (!rk) {
@@ -452,12 +518,11 @@ static int cmd_rwr(const options *o) {
             fputc('\n', out);
         }
     }
-    int bad = ferror(out);
-    if (out != stdout) bad |= fclose(out) != 0;
-    if (bad) {
+    if (ferror(out) || fflush(out) != 0) {
         fprintf(stderr, "psv: error writing the output\n");
         r = 1;
     }
+    if (!r) r = convergence_exit("rwr", st, iters, o->tol);
 done:
     free(rel);
     free(q);
@@ -493,12 +558,23 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i) {
         if (strcmp(argv[1], commands[i].name)) continue;
         options o;
-        int r = parse_options(argc, argv, 2, &o);
+        int r = parse_options(argv[1], argc, argv, 2, &o);
         if (r) {
-            usage(stderr);
+            fprintf(stderr, "psv: 'psv --help' lists the commands and options\n");
             return r;
         }
-        return commands[i].fn(&o);
+        /* --output is opened before anything is read or computed: a path that cannot be written
+         * fails at once. */
+        if (o.output && !(o.out = fopen(o.output, "w"))) {
+            fprintf(stderr, "psv: cannot write %s: %s\n", o.output, strerror(errno));
+            return 1;
+        }
+        r = commands[i].fn(&o);
+        if (o.out != stdout && fclose(o.out) != 0) {
+            fprintf(stderr, "psv: error writing %s: %s\n", o.output, strerror(errno));
+            if (r == 0 || r == PSV_EXIT_NOT_CONVERGED) r = 1;
+        }
+        return r;
     }
     fprintf(stderr, "psv: unknown command '%s'\n", argv[1]);
     usage(stderr);

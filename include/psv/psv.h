@@ -235,7 +235,9 @@ PSV_API void psv_semiring_free(psv_semiring **s);
  * @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER (ctx, A, or rows/cols with nvals > 0);
  *         PSV_ERROR_UNINITIALIZED_OBJECT; PSV_ERROR_INVALID_VALUE (type, dims or nvals out of
  *         range, dup not a binary operator); PSV_ERROR_INVALID_INDEX (an index outside the
- *         dimensions); PSV_ERROR_DUPLICATE_ENTRY; PSV_ERROR_OUT_OF_MEMORY; PSV_ERROR_DEVICE.
+ *         dimensions); PSV_ERROR_DUPLICATE_ENTRY; PSV_ERROR_OUT_OF_MEMORY (also before
+ *         allocating, when the dimensions need more memory than is available: the message names
+ *         the sizes); PSV_ERROR_DEVICE.
  */
 PSV_API psv_status psv_matrix_build(psv_context *ctx, psv_type type, int64_t nrows,
                                     int64_t ncols, int64_t nvals, const int64_t *rows,
@@ -250,11 +252,13 @@ PSV_API psv_status psv_matrix_build(psv_context *ctx, psv_type type, int64_t nro
  * pattern PSV_FP32 matrix). Edge lists have max id + 1 vertices, are 0-based, and give a pattern
  * PSV_FP32 matrix (duplicates count once) or, with a third column on every line, PSV_FP64
  * weights (duplicates summed).
+ * path "-" is standard input; it and other pipes are read once, in one pass.
  * @param[out] A  the matrix; untouched on failure
  * @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT;
  *         PSV_ERROR_IO (cannot open or read); PSV_ERROR_PARSE (malformed: the message names the
  *         line); PSV_ERROR_INVALID_INDEX (an index out of range; the message names the line);
- *         PSV_ERROR_OUT_OF_MEMORY; PSV_ERROR_DEVICE.
+ *         PSV_ERROR_OUT_OF_MEMORY (also before allocating, when the dimensions need more memory
+ *         than is available: the message names the sizes); PSV_ERROR_DEVICE.
  */
 PSV_API psv_status psv_matrix_read(psv_context *ctx, const char *path, psv_matrix **A);
 

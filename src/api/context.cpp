@@ -2,10 +2,22 @@
 // free, the last error, the backend kind and default options.
 #include "api/shim.hpp"
 
+#include <string>
+
+#include "api/internal.h"
+
 using namespace psv;
 using namespace psv::api;
 
+namespace {
+// The message of the calling thread's last failed psv_context_create (which has no context to
+// keep it in), for psv_internal_context_create_error.
+thread_local std::string create_error;
+}  // namespace
+
 extern "C" {
+
+const char *psv_internal_context_create_error(void) { return create_error.c_str(); }
 
 int32_t psv_backend_available(psv_backend backend) {
     switch (backend) {
@@ -23,7 +35,9 @@ int32_t psv_backend_available(psv_backend backend) {
 
 psv_status psv_context_create(psv_backend backend, int32_t device, psv_context **out) {
     ContextCore *ctx = nullptr;
+    create_error.clear();
     return guard("psv_context_create", ctx, [&] {
+      try {
         need(out, "ctx");
         if (backend < PSV_BACKEND_AUTO || backend > PSV_BACKEND_CUDA)
             fail(PSV_ERROR_INVALID_VALUE, format("%d is not a psv_backend", (int)backend));
@@ -39,6 +53,10 @@ psv_status psv_context_create(psv_backend backend, int32_t device, psv_context *
         registry_add(c.get(), Kind::Context);
         *out = c.release();
         return PSV_SUCCESS;
+      } catch (const Error &e) {
+        create_error = e.what();
+        throw;
+      }
     });
 }
 

@@ -5,6 +5,7 @@
 #include "api/shim.hpp"
 #include "core/csr_build.hpp"
 #include "io/read.hpp"
+#include "api/internal.h"
 
 using namespace psv;
 using namespace psv::api;
@@ -57,8 +58,15 @@ psv_status psv_matrix_read(psv_context *c, const char *path, psv_matrix **A) {
         std::vector<double>().swap(coo.fvalues);
         std::vector<int64_t>().swap(coo.ivalues);
         *A = new_matrix(c->core, std::move(csr));
+        (*A)->index_base = coo.index_base;
         return PSV_SUCCESS;
     });
+}
+
+// Internal (api/internal.h, for the psv program): the id base of the file A was read from.
+int32_t psv_internal_matrix_index_base(const psv_matrix *A) {
+    if (!A || !registry_has(A, Kind::Matrix)) return 0;
+    return A->index_base;
 }
 
 void psv_matrix_free(psv_matrix **A) {

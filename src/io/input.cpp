@@ -2,6 +2,7 @@
 #include "io/input.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -20,20 +21,32 @@ constexpr size_t kMaxLine = size_t(16) << 20;  // a longer line is malformed
 }  // namespace
 
 Input::Input(const std::string &path, bool progress) : path_(path), progress_(progress) {
+    // "-" is standard input, read once like any pipe (gzip is detected by zlib).
+    const bool std_in = path == "-";
+    if (std_in) path_ = "<stdin>";
     struct stat st;
-    if (::stat(path.c_str(), &st) != 0)
-        fail(PSV_ERROR_IO, format("cannot open %s: %s", path.c_str(), std::strerror(errno)));
+    if ((std_in ? ::fstat(STDIN_FILENO, &st) : ::stat(path.c_str(), &st)) != 0)
+        fail(PSV_ERROR_IO, format("cannot open %s: %s", path_.c_str(), std::strerror(errno)));
     if (S_ISDIR(st.st_mode))
-        fail(PSV_ERROR_IO, format("cannot read %s: it is a directory", path.c_str()));
-    file_size_ = S_ISREG(st.st_mode) ? static_cast<uint64_t>(st.st_size) : 0;
-    probe_gzip(S_ISREG(st.st_mode));
+        fail(PSV_ERROR_IO, format("cannot read %s: it is a directory", path_.c_str()));
+    file_size_ = S_ISREG(st.st_mode) && !std_in ? static_cast<uint64_t>(st.st_size) : 0;
+    probe_gzip(S_ISREG(st.st_mode) && !std_in);
     // The buffer first: a constructor that throws after gzopen would leak the gzFile and its
     // file descriptor (the destructor does not run).
     buf_.resize(kChunk);
     errno = 0;
-    f_ = gzopen(path.c_str(), "rb");
+    if (std_in) {
+        // A duplicate, so that gzclose leaves the process's standard input open.
+        int fd = ::dup(STDIN_FILENO);
+        if (fd < 0)
+            fail(PSV_ERROR_IO, format("cannot open %s: %s", path_.c_str(), std::strerror(errno)));
+        f_ = gzdopen(fd, "rb");
+        if (!f_) ::close(fd);
+    } else {
+        f_ = gzopen(path.c_str(), "rb");
+    }
     if (!f_)
-        fail(PSV_ERROR_IO, format("cannot open %s: %s", path.c_str(),
+        fail(PSV_ERROR_IO, format("cannot open %s: %s", path_.c_str(),
                                   errno ? std::strerror(errno) : "out of memory"));
     gzbuffer(f_, 1u << 20);
     start_ = last_ = std::chrono::steady_clock::now();

@@ -106,6 +106,7 @@ void parse_size_line(Input &in, Header &h) {
 // An empty Coo of the header's type and shape, with room for the entries.
 Coo make_coo(const Input &in, const Header &h) {
     Coo c;
+    c.index_base = 1;
     c.nrows = h.nrows;
     c.ncols = h.ncols;
     switch (h.field) {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cctype>
 #include <cinttypes>
 #include <cmath>
@@ -25,6 +26,8 @@
 #include "core/coo.hpp"
 #include "core/error.hpp"
 #include "io/read.hpp"
+#include "psv/psv.h"
+#include "api/internal.h"
 
 using psv::Coo;
 
@@ -484,9 +487,143 @@ void test_number_round_trip() {
     CHECK(bad == 0 && c.fvalues.size() == want.size());
 }
 
+// Read `path` through a pipe on standard input, as `name` ("-" or "/dev/stdin"): a child
+// process writes the file's bytes into the pipe, so the reader sees a non-seekable input.
+std::pair<int, Coo> read_via_pipe(const std::string &path, const char *name) {
+    int fds[2];
+    if (pipe(fds) != 0) return {-1, Coo{}};
+    std::fflush(nullptr);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        FILE *f = std::fopen(path.c_str(), "rb");
+        if (!f) _exit(1);
+        char buf[65536];
+        size_t n;
+        while ((n = std::fread(buf, 1, sizeof buf, f)) > 0)
+            if (write(fds[1], buf, n) != static_cast<ssize_t>(n)) _exit(2);
+        _exit(0);
+    }
+    close(fds[1]);
+    int saved = dup(STDIN_FILENO);
+    dup2(fds[0], STDIN_FILENO);
+    close(fds[0]);
+    std::pair<int, Coo> r{0, Coo{}};
+    try {
+        r.second = psv::io::read_file(name, false);
+    } catch (const psv::Error &e) {
+        std::fprintf(stderr, "reading %s through %s: %s\n", path.c_str(), name, e.what());
+        r.first = e.status();
+    }
+    dup2(saved, STDIN_FILENO);  // the pipe's read end closes here (the writer may get SIGPIPE)
+    close(saved);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    return r;
+}
+
+// Standard input ("-") and pipes read in one pass give what the file gives, every format, with
+// the id base (1 for Matrix Market) decided during that one read.
+void test_stdin_and_pipes() {
+    const char *files[] = {"karate.mtx", "wiki-Vote.txt.gz", "west0067.mtx",
+                           "io/weighted.txt"};
+    for (const char *rel : files) {
+        Coo want = must_read(rel);
+        for (const char *name : {"-", "/dev/stdin"}) {
+            auto got = read_via_pipe(dpath(rel), name);
+            CHECK_MSG(got.first == 0 && same(got.second, want), "%s via %s", rel, name);
+            CHECK_MSG(got.second.index_base == want.index_base, "%s via %s: index base", rel,
+                      name);
+        }
+    }
+    CHECK(must_read("karate.mtx").index_base == 1);
+    CHECK(must_read("wiki-Vote.txt.gz").index_base == 0);
+    // Through the C API: the matrix remembers the base for the psv program.
+    psv_context *ctx = nullptr;
+    REQUIRE(psv_context_create(PSV_BACKEND_CPU, 0, &ctx) == PSV_SUCCESS);
+    psv_matrix *A = nullptr;
+    REQUIRE(psv_matrix_read(ctx, dpath("karate.mtx").c_str(), &A) == PSV_SUCCESS);
+    CHECK(psv_internal_matrix_index_base(A) == 1);
+    psv_matrix_free(&A);
+    REQUIRE(psv_matrix_read(ctx, dpath("wiki-Vote.txt.gz").c_str(), &A) == PSV_SUCCESS);
+    CHECK(psv_internal_matrix_index_base(A) == 0);
+    psv_matrix_free(&A);
+    CHECK(psv_internal_matrix_index_base(nullptr) == 0);
+    psv_context_free(&ctx);
+    // A CUDA context in a build or on a machine without CUDA says why.
+    if (!psv_backend_available(PSV_BACKEND_CUDA)) {
+        CHECK(psv_context_create(PSV_BACKEND_CUDA, 0, &ctx) == PSV_ERROR_BACKEND_UNAVAILABLE);
+        CHECK(std::strlen(psv_internal_context_create_error()) > 0);
+        std::fprintf(stderr, "no CUDA: %s\n", psv_internal_context_create_error());
+    }
+    CHECK(psv_context_create(PSV_BACKEND_CPU, 0, &ctx) == PSV_SUCCESS);
+    CHECK(std::strlen(psv_internal_context_create_error()) == 0);
+    psv_context_free(&ctx);
+}
+
+// Bytes of memory available (MemAvailable), 0 if unknown.
+uint64_t mem_available() {
+    FILE *f = std::fopen("/proc/meminfo", "r");
+    if (!f) return 0;
+    char line[256];
+    unsigned long long kb = 0;
+    while (std::fgets(line, sizeof line, f))
+        if (std::sscanf(line, "MemAvailable: %llu kB", &kb) == 1) break;
+    std::fclose(f);
+    return static_cast<uint64_t>(kb) * 1024;
+}
+
+// Small files declaring 2^31-1 vertices fail at once (before allocating for the dimensions)
+// with PSV_ERROR_OUT_OF_MEMORY and a message naming the sizes; so does psv_matrix_build.
+void test_hostile_dimensions() {
+    // 2^31-1 rows and columns need about 120 GB to build; a machine with that much free memory
+    // would build them (legitimately: isolated vertices), so the test needs less.
+    const uint64_t avail = mem_available();
+    if (avail == 0 || avail > (uint64_t(100) << 30)) {
+        std::fprintf(stderr, "hostile-dimension test skipped: %.1f GB available\n",
+                     static_cast<double>(avail) / 1e9);
+        return;
+    }
+    const char *files[] = {"hostile/mm_huge_dims.mtx", "hostile/edge_huge_id.txt"};
+    psv_context *ctx = nullptr;
+    REQUIRE(psv_context_create(PSV_BACKEND_CPU, 0, &ctx) == PSV_SUCCESS);
+    for (const char *rel : files) {
+        auto t0 = std::chrono::steady_clock::now();
+        psv_matrix *A = nullptr;
+        psv_status s = psv_matrix_read(ctx, dpath(rel).c_str(), &A);
+        double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const char *msg = psv_context_last_error(ctx);
+        CHECK_MSG(s == PSV_ERROR_OUT_OF_MEMORY, "%s: status %d", rel, (int)s);
+        CHECK_MSG(std::strstr(msg, "2147483647 x 2147483647") && std::strstr(msg, "GB"),
+                  "%s: message '%s'", rel, msg);
+        CHECK_MSG(dt < 5.0, "%s: %.2f s", rel, dt);
+        CHECK(A == nullptr);
+        std::fprintf(stderr, "%s: %.3f s: %s\n", rel, dt, msg);
+        // The same through standard input.
+        auto got = read_via_pipe(dpath(rel), "-");
+        CHECK(got.first == 0 && got.second.nrows == 2147483647);
+    }
+    int64_t r = 0, c = 2147483646;
+    auto t0 = std::chrono::steady_clock::now();
+    psv_matrix *A = nullptr;
+    psv_status s = psv_matrix_build(ctx, PSV_FP32, 2147483647, 2147483647, 1, &r, &c, nullptr,
+                                    PSV_NOOP, &A);
+    double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    CHECK_MSG(s == PSV_ERROR_OUT_OF_MEMORY, "build: status %d", (int)s);
+    CHECK(std::strstr(psv_context_last_error(ctx), "2147483647 x 2147483647") != nullptr);
+    CHECK(dt < 5.0);
+    // A dimension far beyond the entries that fits in memory is legal (isolated vertices).
+    s = psv_matrix_build(ctx, PSV_FP32, 1 << 20, 1 << 20, 1, &r, &r, nullptr, PSV_NOOP, &A);
+    CHECK(s == PSV_SUCCESS);
+    psv_matrix_free(&A);
+    psv_context_free(&ctx);
+}
+
 }  // namespace
 
 int main() {
+    test_stdin_and_pipes();
+    test_hostile_dimensions();
     test_edge_lists();
     test_matrix_market();
     test_real_graphs();

@@ -1,0 +1,104 @@
+#!/bin/sh
+# The psv program (tools/psv.c) as a user runs it: standard input and pipes give what the file
+# gives (ids 1-based for Matrix Market, decided in the one read), hostile dimensions fail fast,
+# exit status 3 when not converged, options a command does not take and bad numbers rejected
+# naming the option, --output checked before anything is computed, and no GPU explained.
+# usage: test_cli.sh PSV DATA_DIR
+PSV="$1"
+DATA="$2"
+T=$(mktemp -d /tmp/psv_cli_XXXXXX) || exit 1
+trap 'rm -rf "$T"' EXIT
+fails=0
+checks=0
+ok() { checks=$((checks + 1)); }
+bad() { checks=$((checks + 1)); fails=$((fails + 1)); echo "FAIL: $*" >&2; }
+K="$DATA/karate.mtx"
+W="$DATA/wiki-Vote.txt.gz"
+
+# --- standard input and pipes = the file -------------------------------------------------------
+for f in "$K" "$W" "$DATA/west0067.mtx"; do
+    for cmd in "pagerank" "hits" "rwr --query 5"; do
+        $PSV $cmd "$f" --backend cpu > "$T/file.out" 2>/dev/null; r1=$?
+        $PSV $cmd - --backend cpu < "$f" > "$T/dash.out" 2>/dev/null; r2=$?
+        cat "$f" | $PSV $cmd /dev/stdin --backend cpu > "$T/pipe.out" 2>/dev/null; r3=$?
+        if [ $r1 -eq 0 ] && [ $r2 -eq 0 ] && [ $r3 -eq 0 ] && [ -s "$T/file.out" ] &&
+           cmp -s "$T/file.out" "$T/dash.out" && cmp -s "$T/file.out" "$T/pipe.out"; then ok
+        else bad "$cmd $f: stdin/pipe differ from the file (exit $r1 $r2 $r3)"; fi
+    done
+done
+# gzip through a pipe
+gzip -c "$K" | $PSV pagerank - --backend cpu > "$T/gz.out" 2>/dev/null
+$PSV pagerank "$K" --backend cpu > "$T/file.out" 2>/dev/null
+if cmp -s "$T/gz.out" "$T/file.out"; then ok; else bad "gzip on stdin differs"; fi
+# karate through a pipe: vertices 34, 1, 33 (1-based, as in the file)
+top=$(cat "$K" | $PSV pagerank /dev/stdin --backend cpu --top 3 2>/dev/null | cut -d' ' -f1 | tr '\n' ' ')
+if [ "$top" = "34 1 33 " ]; then ok; else bad "karate via a pipe: top 3 '$top', want '34 1 33 '"; fi
+top=$($PSV pagerank - --backend cpu --top 3 < "$K" 2>/dev/null | cut -d' ' -f1 | tr '\n' ' ')
+if [ "$top" = "34 1 33 " ]; then ok; else bad "karate via -: top 3 '$top'"; fi
+# rwr from a pipe: 1-based queries accepted (vertex 34 exists only 1-based)
+cat "$K" | $PSV rwr /dev/stdin --backend cpu --query 34 --top 1 > "$T/rwr.out" 2>"$T/err"; r=$?
+if [ $r -eq 0 ] && [ "$(cut -d' ' -f1 "$T/rwr.out")" = "34" ]; then ok; else bad "rwr via a pipe: exit $r: $(cat "$T/err")"; fi
+
+# --- hostile dimensions: fail fast, naming the sizes --------------------------------------------
+avail=$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo 2>/dev/null)
+if [ -n "$avail" ] && [ "$avail" -lt 104857600 ]; then  # < 100 GiB (in kB): 2^31-1 cannot fit
+    for f in "$DATA/hostile/mm_huge_dims.mtx" "$DATA/hostile/edge_huge_id.txt"; do
+        for how in file stdin; do
+            t0=$(date +%s)
+            if [ $how = file ]; then timeout 60 $PSV pagerank "$f" --backend cpu > /dev/null 2> "$T/err"; r=$?
+            else timeout 60 $PSV pagerank - --backend cpu < "$f" > /dev/null 2> "$T/err"; r=$?; fi
+            dt=$(( $(date +%s) - t0 ))
+            if [ $r -eq 1 ] && [ $dt -le 5 ] && grep -q PSV_ERROR_OUT_OF_MEMORY "$T/err" &&
+               grep -q "2147483647 x 2147483647" "$T/err"; then ok
+            else bad "$f ($how): exit $r after $dt s: $(cat "$T/err")"; fi
+        done
+    done
+else
+    echo "hostile-dimension checks skipped: ${avail:-?} kB available" >&2
+fi
+
+# --- not converged: exit 3, results written, stderr says so ------------------------------------
+for cmd in "pagerank" "hits" "rwr --query 1"; do
+    $PSV $cmd "$K" --backend cpu --max-iter 2 > "$T/out" 2> "$T/err"; r=$?
+    if [ $r -eq 3 ] && [ "$(wc -l < "$T/out")" -eq 34 ] && grep -q "NOT converge" "$T/err"; then ok
+    else bad "$cmd --max-iter 2: exit $r, $(wc -l < "$T/out") lines: $(cat "$T/err")"; fi
+done
+$PSV pagerank "$K" --backend cpu > /dev/null 2>&1; r=$?
+if [ $r -eq 0 ]; then ok; else bad "a converged pagerank exits $r"; fi
+if $PSV --help | grep -q "3 not converged"; then ok; else bad "--help does not document exit status 3"; fi
+
+# --- options: not taken by the command, bad numbers -------------------------------------------
+expect_usage() {  # expect_usage WORD1 WORD2 -- ARGS...: exit 2, stderr naming both words
+    w1=$1; w2=$2; shift 3
+    $PSV "$@" > "$T/out" 2> "$T/err"; r=$?
+    if [ $r -eq 2 ] && grep -q -- "$w1" "$T/err" && grep -q -- "$w2" "$T/err" && [ ! -s "$T/out" ]; then ok
+    else bad "$*: exit $r: $(cat "$T/err")"; fi
+}
+expect_usage hits --damping -- hits "$K" --damping 0.5
+expect_usage info --tol -- info "$K" --tol 1e-3
+expect_usage pagerank --query -- pagerank "$K" --query 1
+expect_usage rwr --damping -- rwr "$K" --query 1 --damping 0.5
+expect_usage --tol abc -- pagerank "$K" --tol abc
+expect_usage --damping x -- pagerank "$K" --damping x
+expect_usage --max-iter 0 -- pagerank "$K" --max-iter 0
+expect_usage --top 1.5 -- hits "$K" --top 1.5
+expect_usage --bogus unknown -- pagerank "$K" --bogus 1
+
+# --- --output checked before computing ---------------------------------------------------------
+$PSV pagerank "$K" --backend cpu --output /nonexistent/psv/dir/out.txt > "$T/out" 2> "$T/err"; r=$?
+if [ $r -eq 1 ] && grep -q "cannot write /nonexistent/psv/dir/out.txt" "$T/err" &&
+   ! grep -q "pagerank on" "$T/err"; then ok
+else bad "--output to an unwritable path: exit $r: $(cat "$T/err")"; fi
+$PSV pagerank "$K" --backend cpu --output "$T/ranks.txt" > "$T/out" 2>/dev/null; r=$?
+if [ $r -eq 0 ] && [ ! -s "$T/out" ] && [ "$(wc -l < "$T/ranks.txt")" -eq 34 ]; then ok
+else bad "--output to a file: exit $r"; fi
+
+# --- --backend cuda without a GPU says why -----------------------------------------------------
+$PSV info "$K" --backend cuda > /dev/null 2> "$T/err"; r=$?
+if [ $r -eq 0 ]; then ok  # a GPU is there
+elif [ $r -eq 1 ] && grep -q "BACKEND_UNAVAILABLE" "$T/err" && grep -q -i "cuda" "$T/err" &&
+     [ "$(grep -c . "$T/err")" -ge 2 ] && ! grep -q "no reason given" "$T/err"; then ok
+else bad "--backend cuda without a GPU: exit $r: $(cat "$T/err")"; fi
+
+echo "$checks checks, $fails failed"
+[ $fails -eq 0 ]
