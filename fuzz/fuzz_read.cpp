@@ -1,8 +1,9 @@
 // libFuzzer target: psv_matrix_read on arbitrary bytes, detected as whatever they look like
-// (Matrix Market, edge list, gzip). With -DFUZZ_GZIP the bytes are gzip-compressed first, so
-// the text parsers are reached through the decompressing path too. A returned matrix is
-// exercised (fuzz_common.hpp); a failure must leave the output untouched, name the line for a
-// parse error, and leak nothing (LeakSanitizer).
+// (Matrix Market, edge list, METIS, gzip). Inputs starting "%metis" are written to a file
+// named *.graph, the name METIS detection needs ("%..." is a METIS comment line). With
+// -DFUZZ_GZIP the bytes are gzip-compressed first, so the text parsers are reached through the
+// decompressing path too. A returned matrix is exercised (fuzz_common.hpp); a failure must leave
+// the output untouched, name the line for a parse error, and leak nothing (LeakSanitizer).
 #include <unistd.h>
 #include <zlib.h>
 
@@ -12,7 +13,7 @@
 
 namespace {
 psv_context *g_ctx;
-std::string g_path;
+std::string g_path, g_text_path, g_graph_path;
 
 bool write_file(const uint8_t *data, size_t size) {
     FILE *f = std::fopen(g_path.c_str(), "wb");
@@ -37,12 +38,15 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
     fuzz::install_memory_model();
     if (psv_context_create(PSV_BACKEND_CPU, 0, &g_ctx) != PSV_SUCCESS) std::abort();
     const char *dir = std::getenv("TMPDIR");
-    g_path = std::string(dir && *dir ? dir : "/tmp") + "/psv_fuzz_read_" + std::to_string(getpid());
+    g_text_path =
+        std::string(dir && *dir ? dir : "/tmp") + "/psv_fuzz_read_" + std::to_string(getpid());
+    g_graph_path = g_text_path + ".graph";
     return 0;
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size > (1u << 20)) return 0;
+    g_path = size >= 6 && std::memcmp(data, "%metis", 6) == 0 ? g_graph_path : g_text_path;
     if (!write_file(data, size)) std::abort();
     psv_matrix *const sentinel = reinterpret_cast<psv_matrix *>(uintptr_t(0x5eed0000));
     psv_matrix *A = sentinel;

@@ -11,9 +11,9 @@
 extern "C" {
 #endif
 
-/* 1 if A was read by psv_matrix_read from a Matrix Market file (1-based ids in the file), 0 for
- * an edge list or a matrix built from tuples (or an invalid A). Decided during the single read,
- * so it holds for stdin and pipes too. */
+/* 1 if A was read by psv_matrix_read from a Matrix Market or METIS file (1-based ids in the
+ * file), 0 for an edge list (SNAP or CSV) or a matrix built from tuples (or an invalid A).
+ * Decided during the single read, so it holds for stdin and pipes too. */
 PSV_API int32_t psv_internal_matrix_index_base(const psv_matrix *A);
 
 /* Why the calling thread's last psv_context_create failed ("" if it did not, or for a failure

@@ -12,7 +12,7 @@ struct Coo {
     psv_type type = PSV_FP64;
     bool pattern = true;                   // no values: every entry is 1
     psv_op dup = PSV_NOOP;                 // how duplicates combine (ignored for a pattern)
-    int32_t index_base = 0;                // ids in the file: 0-based (edge lists), 1 (Matrix Market)
+    int32_t index_base = 0;                // ids in the file: 0 edge lists, 1 MM/METIS
     std::vector<int64_t> rows, cols;       // 0-based
     std::vector<double> fvalues;           // values when type is PSV_FP32/PSV_FP64 (as double)
     std::vector<int64_t> ivalues;          // values when type is integer or bool

@@ -65,7 +65,7 @@ struct psv_matrix_s {
     std::shared_ptr<psv::ContextCore> ctx;
     std::unique_ptr<psv::MatrixStore> store;
     std::unique_ptr<psv::MatrixStore> transpose;  // built on first use, then cached
-    int32_t index_base = 0;  // psv_matrix_read: 1 if the file was Matrix Market (1-based ids)
+    int32_t index_base = 0;  // psv_matrix_read: 1 for Matrix Market or METIS files (1-based ids)
 };
 
 struct psv_vector_s {

@@ -4,8 +4,13 @@
 // so an error never leaves anything half-built behind.
 #include "io/read.hpp"
 
+#include <sys/stat.h>
+
 #include "io/formats.hpp"
 #include "io/input.hpp"
+#include "io/scan.hpp"
+
+#include <cstring>
 
 namespace psv::io {
 namespace {
@@ -24,6 +29,38 @@ bool is_matrix_market(const char *b, const char *e) {
     return mm;
 }
 
+bool ends_with(const std::string &s, const char *suffix) {
+    const size_t n = std::strlen(suffix);
+    return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+// A ".graph" or ".graph.gz" file: METIS when its first non-comment line is 2-4 integers; a
+// binary one is LAW's BVGraph (WebGraph) when a ".properties" file sits next to it.
+bool graph_name(const std::string &path) {
+    return ends_with(path, ".graph") || ends_with(path, ".graph.gz");
+}
+
+bool blank(const char *b, const char *e) {
+    while (b < e && detail::is_space(*b)) ++b;
+    return b == e;
+}
+
+// The line is a '%' comment or printable ASCII text (binary files such as BVGraph's are not).
+bool is_text_line(const char *b, const char *e) {
+    if (b < e && *b == '%') return true;
+    for (const char *p = b; p < e; ++p) {
+        unsigned char ch = static_cast<unsigned char>(*p);
+        if ((ch < 0x20 && ch != '\t') || ch >= 0x7F) return false;
+    }
+    return true;
+}
+
+[[noreturn]] void bvgraph(const std::string &path) {
+    fail(PSV_ERROR_PARSE, format("line 1: BVGraph (WebGraph) is not supported yet (a binary "
+                                 ".graph with a .properties file next to it) (%s)",
+                                 path.c_str()));
+}
+
 }  // namespace
 
 Coo read_file(const std::string &path, bool progress) {
@@ -36,6 +73,17 @@ Coo read_file(const std::string &path, bool progress) {
         static_cast<unsigned char>(b[1]) == 0xBB && static_cast<unsigned char>(b[2]) == 0xBF)
         b += 3;  // a UTF-8 byte order mark
     if (is_matrix_market(b, e)) return detail::read_matrix_market(in, b, e);
+    if (graph_name(path)) {
+        if (!is_text_line(b, e)) {
+            std::string base = path.substr(0, path.size() - (ends_with(path, ".gz") ? 9 : 6));
+            struct stat st;
+            if (::stat((base + ".properties").c_str(), &st) == 0) bvgraph(path);
+        } else {
+            while (detail::is_comment(b, e) || blank(b, e))
+                if (!in.next(b, e)) break;
+            if (detail::metis_header_like(b, e)) return detail::read_metis(in, b, e);
+        }
+    }
     return detail::read_edge_list(in, b, e);
 }
 

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <chrono>
@@ -18,6 +19,7 @@
 #include <cstring>
 #include <new>
 #include <random>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -619,6 +621,195 @@ void test_hostile_dimensions() {
     psv_context_free(&ctx);
 }
 
+// ------------------------------------------------------------------------------------------
+// A temporary file holding `text`, its name ending in `suffix` (removed by the caller).
+std::string write_tmp(const std::string &suffix, const std::string &text) {
+    std::string tmpl = "/tmp/psv_io_fmtXXXXXX" + suffix;
+    std::vector<char> buf(tmpl.begin(), tmpl.end());
+    buf.push_back('\0');
+    int fd = mkstemps(buf.data(), static_cast<int>(suffix.size()));
+    if (fd < 0) return "";
+    FILE *f = fdopen(fd, "w");
+    std::fwrite(text.data(), 1, text.size(), f);
+    std::fclose(f);
+    return std::string(buf.data());
+}
+
+// Read `text` from a temporary file named *suffix: the Coo, or the error's status and message.
+std::pair<int, std::string> read_text(const std::string &suffix, const std::string &text,
+                                      Coo *out = nullptr) {
+    std::string path = write_tmp(suffix, text);
+    std::pair<int, std::string> r{0, "no error"};
+    try {
+        Coo c = psv::io::read_file(path, false);
+        if (out) *out = std::move(c);
+    } catch (const psv::Error &e) {
+        r = {e.status(), e.what()};
+    }
+    std::remove(path.c_str());
+    return r;
+}
+
+bool has(const std::string &s, const char *what) { return s.find(what) != std::string::npos; }
+
+// An independent parse of an unweighted METIS file (zlib, istringstream): its 0-based edges.
+std::vector<Edge> metis_by_hand(const std::string &path, int64_t &n, int64_t &m) {
+    std::vector<Edge> v;
+    gzFile f = gzopen(path.c_str(), "rb");
+    if (!f) return v;
+    std::string text;
+    char buf[1 << 16];
+    int k;
+    while ((k = gzread(f, buf, sizeof buf)) > 0) text.append(buf, static_cast<size_t>(k));
+    gzclose(f);
+    std::istringstream in(text);
+    std::string line;
+    bool header = false;
+    int64_t i = 0;
+    n = m = -1;
+    while (std::getline(in, line)) {
+        if (!line.empty() && line[0] == '%') continue;
+        std::istringstream ls(line);
+        if (!header) {
+            ls >> n >> m;
+            header = true;
+            continue;
+        }
+        int64_t j;
+        while (ls >> j) v.emplace_back(i, j - 1);
+        ++i;
+    }
+    return v;
+}
+
+// PageRank of the graph read from `path` (nullptr on failure).
+std::vector<float> pagerank_of(psv_context *ctx, const std::string &path, psv_matrix **keep) {
+    std::vector<float> r;
+    psv_matrix *A = nullptr;
+    if (psv_matrix_read(ctx, path.c_str(), &A) != PSV_SUCCESS) return r;
+    psv_vector *rank = nullptr;
+    int32_t it = 0;
+    if (psv_pagerank(&rank, &it, A, 0.85, 1e-7, 200) == PSV_SUCCESS) {
+        int64_t n = 0;
+        psv_vector_size(rank, &n);
+        r.resize(static_cast<size_t>(n));
+        psv_vector_get(rank, r.data(), n);
+        psv_vector_free(&rank);
+    }
+    if (keep)
+        *keep = A;
+    else
+        psv_matrix_free(&A);
+    return r;
+}
+
+void test_metis() {
+    for (const char *rel : {"4elt.metis.graph.gz", "wing.metis.graph.gz"}) {
+        Coo c = must_read(rel);
+        int64_t n = 0, m = 0;
+        std::vector<Edge> want = metis_by_hand(dpath(rel), n, m);
+        CHECK_MSG(c.nrows == n && c.ncols == n, "%s: %lld x %lld, n = %lld", rel,
+                  (long long)c.nrows, (long long)c.ncols, (long long)n);
+        CHECK_MSG(static_cast<int64_t>(c.rows.size()) == 2 * m, "%s: %zu entries, m = %lld", rel,
+                  c.rows.size(), (long long)m);
+        CHECK(edges(c) == want);
+        CHECK(is_pattern_graph(c));
+        CHECK(c.index_base == 1);
+        CHECK(consistent(c));
+        std::fprintf(stderr, "%s: %lld vertices, %zu entries\n", rel, (long long)n, c.rows.size());
+    }
+    // PageRank of the METIS graph = PageRank of the same graph as a 0-based edge list.
+    {
+        psv_context *ctx = nullptr;
+        REQUIRE(psv_context_create(PSV_BACKEND_CPU, 0, &ctx) == PSV_SUCCESS);
+        psv_matrix *A = nullptr;
+        std::vector<float> r1 = pagerank_of(ctx, dpath("4elt.metis.graph.gz"), &A);
+        REQUIRE(A != nullptr && !r1.empty());
+        CHECK(psv_internal_matrix_index_base(A) == 1);
+        int64_t nv = 0;
+        REQUIRE(psv_matrix_nvals(A, &nv) == PSV_SUCCESS);
+        std::vector<int64_t> rows(static_cast<size_t>(nv)), cols(static_cast<size_t>(nv));
+        REQUIRE(psv_matrix_extract_tuples(A, rows.data(), cols.data(), nullptr, &nv) ==
+                PSV_SUCCESS);
+        std::string text = std::to_string(r1.size()) + "\n";
+        for (int64_t k = 0; k < nv; ++k)
+            text += std::to_string(rows[k]) + " " + std::to_string(cols[k]) + "\n";
+        psv_matrix_free(&A);
+        std::string path = write_tmp(".txt", text);
+        std::vector<float> r2 = pagerank_of(ctx, path, nullptr);
+        std::remove(path.c_str());
+        CHECK(r1.size() == r2.size());
+        CHECK(r1 == r2);
+        psv_context_free(&ctx);
+    }
+    {   // fmt 1: edge weights after each neighbour; '%' comments anywhere; a blank line is an
+        // isolated vertex
+        Coo c;
+        auto r = read_text(".graph", "% a comment\n4 2 1\n2 5 3 7\n1 5\n% mid\n1 7\n\n", &c);
+        CHECK_MSG(r.first == 0, "%s", r.second.c_str());
+        CHECK(c.nrows == 4 && c.type == PSV_INT64 && !c.pattern && c.index_base == 1);
+        std::vector<Edge> want = {{0, 1}, {0, 2}, {1, 0}, {2, 0}};
+        CHECK(edges(c) == want);
+        CHECK((c.ivalues == std::vector<int64_t>{5, 7, 5, 7}));
+        CHECK(consistent(c));
+    }
+    {   // fmt 11 with ncon 2: two vertex weights, then neighbour/weight pairs; fmt 100: sizes
+        Coo c;
+        auto r = read_text(".graph", "3 2 11 2\n1 2 2 4\n3 4 1 4 3 9\n0 0 2 9\n", &c);
+        CHECK_MSG(r.first == 0, "%s", r.second.c_str());
+        std::vector<Edge> want = {{0, 1}, {1, 0}, {1, 2}, {2, 1}};
+        CHECK(edges(c) == want);
+        CHECK((c.ivalues == std::vector<int64_t>{4, 4, 9, 9}));
+        r = read_text(".graph", "2 1 100\n5 2\n6 1\n", &c);
+        CHECK_MSG(r.first == 0, "%s", r.second.c_str());
+        CHECK(is_pattern_graph(c) && (edges(c) == std::vector<Edge>{{0, 1}, {1, 0}}));
+        r = read_text(".graph", "2 1 10\n3 2\n1 1\n", &c);  // one vertex weight
+        CHECK_MSG(r.first == 0, "%s", r.second.c_str());
+        CHECK((edges(c) == std::vector<Edge>{{0, 1}, {1, 0}}));
+    }
+    {   // malformed: the line and the reason
+        struct Bad {
+            const char *text;
+            int status;
+            const char *line, *what;
+        } bad[] = {
+            {"3 2 12\n2\n1 3\n2\n", PSV_ERROR_PARSE, "line 1", "fmt"},
+            {"3 2 1 0\n2 1\n1 1 3 1\n2 1\n", PSV_ERROR_PARSE, "line 1", "ncon"},
+            {"3 2\n2\n1 3\n", PSV_ERROR_PARSE, "line 3", "expected 3 vertex lines"},
+            {"2 1\n2\n1\n1\n", PSV_ERROR_PARSE, "line 4", "more vertex lines"},
+            {"3 2\n2\n1 4\n2\n", PSV_ERROR_INVALID_INDEX, "line 3", "out of range"},
+            {"3 2\n2\n0 3\n2\n", PSV_ERROR_INVALID_INDEX, "line 3", "out of range"},
+            {"3 2\n2\n1 x\n2\n", PSV_ERROR_PARSE, "line 3", "not a vertex id"},
+            {"3 3\n2\n1 3\n2\n", PSV_ERROR_PARSE, "line 4", "expected 2m = 6"},
+            {"3 1\n2\n1 3\n2\n", PSV_ERROR_PARSE, "line 3", "more neighbours"},
+            {"2 1 1\n2 1\n1\n", PSV_ERROR_PARSE, "line 3", "no edge weight"},
+            {"2 1 1\n2 0\n1 1\n", PSV_ERROR_PARSE, "line 2", "positive"},
+            {"2 1 10\n\n1 1\n", PSV_ERROR_PARSE, "line 2", "vertex size/weight"},
+        };
+        for (const Bad &b : bad) {
+            auto r = read_text(".graph", b.text);
+            CHECK_MSG(r.first == b.status && has(r.second, b.line) && has(r.second, b.what),
+                      "'%s': %d %s", b.text, r.first, r.second.c_str());
+        }
+        // Not a METIS header: a .graph text file that is not METIS goes to the edge-list reader.
+        auto r = read_text(".graph", "0 1 2 3 4\n");
+        CHECK(r.first == PSV_ERROR_PARSE);
+        // A binary .graph with a .properties file next to it is BVGraph: not supported yet.
+        std::string g = write_tmp(".graph", std::string("7w\x85\xa7\x0c\xba\n", 7));
+        std::string props = g.substr(0, g.size() - 6) + ".properties";
+        FILE *f = std::fopen(props.c_str(), "w");
+        REQUIRE(f);
+        std::fputs("graphclass=it.unimi.dsi.webgraph.BVGraph\n", f);
+        std::fclose(f);
+        auto e = read_error(g);
+        CHECK_MSG(e.first == PSV_ERROR_PARSE && has(e.second, "BVGraph (WebGraph) is not "
+                                                              "supported yet"),
+                  "%s", e.second.c_str());
+        std::remove(g.c_str());
+        std::remove(props.c_str());
+    }
+}
+
 }  // namespace
 
 int main() {
@@ -631,5 +822,6 @@ int main() {
     test_io_errors();
     test_huge_declared_size();
     test_number_round_trip();
+    test_metis();
     return check_exit();
 }
