@@ -1,5 +1,5 @@
 // libFuzzer target: psv_matrix_read on arbitrary bytes, detected as whatever they look like
-// (Matrix Market, edge list, METIS, gzip). Inputs starting "%metis" are written to a file
+// (Matrix Market, edge list, CSV, METIS, gzip). Inputs starting "%metis" are written to a file
 // named *.graph, the name METIS detection needs ("%..." is a METIS comment line). With
 // -DFUZZ_GZIP the bytes are gzip-compressed first, so the text parsers are reached through the
 // decompressing path too. A returned matrix is exercised (fuzz_common.hpp); a failure must leave

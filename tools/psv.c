@@ -9,7 +9,8 @@
  *   psv info FILE [--backend ...] [--tile-width W] [--max-tiles T] [--workload-size S]
  *
  * FILE "-" is standard input (read once, like any pipe). Vertex ids are printed as in the input
- * file: 0-based for edge lists, 1-based for Matrix Market (as the single read detected it).
+ * file: 0-based for edge lists, 1-based for Matrix Market and METIS (as the single read
+ * detected it).
  * Progress of loads and builds longer than a second goes to stderr. Exit status: 0 success,
  * 1 failure (the reason on stderr), 2 usage error (an option the command does not take, a bad
  * value), 3 not converged within --max-iter (pagerank, hits, rwr: the results are still written,

@@ -251,7 +251,10 @@ PSV_API psv_status psv_matrix_build(psv_context *ctx, psv_type type, int64_t nro
  * Matrix Market files give their own type (real: PSV_FP64, integer: PSV_INT64, pattern: a
  * pattern PSV_FP32 matrix). Edge lists have max id + 1 vertices, are 0-based, and give a pattern
  * PSV_FP32 matrix (duplicates count once) or, with a third column on every line, PSV_FP64
- * weights (duplicates summed).
+ * weights (duplicates summed). CSV edge lists (fields separated by ',', ';' or a tab, an
+ * optional header line such as "source,target,weight") read the same way. METIS graph files
+ * (named *.graph or *.graph.gz; header "n m [fmt [ncon]]", 1-based neighbour lists) give an
+ * n x n pattern PSV_FP32 matrix, or PSV_INT64 edge weights when fmt says so.
  * path "-" is standard input; it and other pipes are read once, in one pass.
  * @param[out] A  the matrix; untouched on failure
  * @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT;

@@ -9,19 +9,6 @@
 namespace psv::io::detail {
 namespace {
 
-int64_t scan_vertex(const Input &in, const Tok &t, const char *what) {
-    int64_t v = 0;
-    Num r = scan_int(t.b, t.e, v, false);
-    if (r == Num::bad)
-        parse_error(in, format("%s is not a vertex id: '%s'", what, show(t.b, t.e).c_str()));
-    if (r == Num::negative)
-        parse_error(in, format("%s is a negative vertex id: %s", what, show(t.b, t.e).c_str()));
-    if (r == Num::overflow || v > kMaxDim - 1)
-        index_error(in, format("%s vertex id %s is too large (at most 2^31-2)", what,
-                               show(t.b, t.e).c_str()));
-    return v;
-}
-
 // "u<space or tab>v" at the very start of a line, both below 10^9: returns the position after
 // v and the blanks that follow it, or nullptr if the line does not start that way.
 inline const char *fast_pair(const char *p, const char *e, int64_t &u, int64_t &v) {
@@ -88,9 +75,9 @@ public:
         if (nt > 3) parse_error(in_, "expected 2 or 3 columns 'u v [w]', found more than 3");
         seen_data_ = true;
         columns(nt);
-        int64_t u = scan_vertex(in_, t[0], "source");
-        int64_t v = scan_vertex(in_, t[1], "target");
-        if (mode_ == 3) c_.fvalues.push_back(weight(t[2]));
+        int64_t u = edge_vertex(in_, t[0], "source");
+        int64_t v = edge_vertex(in_, t[1], "target");
+        if (mode_ == 3) c_.fvalues.push_back(edge_weight(in_, t[2]));
         add(u, v);
     }
 
@@ -152,16 +139,6 @@ private:
                                     "lines)",
                                     nt, static_cast<long long>(mode_line_), mode_));
         }
-    }
-
-    double weight(const Tok &t) {
-        double w = 0.0;
-        Num r = scan_double(t.b, t.e, w);
-        if (r == Num::nonfinite)
-            parse_error(in_, format("weight is not finite: '%s'", show(t.b, t.e).c_str()));
-        if (r != Num::ok)
-            parse_error(in_, format("weight is not a number: '%s'", show(t.b, t.e).c_str()));
-        return w;
     }
 
     Input &in_;

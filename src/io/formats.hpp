@@ -4,7 +4,9 @@
 #include <cstdint>
 
 #include "core/coo.hpp"
+#include "core/error.hpp"
 #include "io/input.hpp"
+#include "io/scan.hpp"
 
 namespace psv::io::detail {
 
@@ -21,6 +23,36 @@ psv::Coo read_edge_list(Input &in, const char *b, const char *e);
 // the line is 2 to 4 unsigned integers.
 psv::Coo read_metis(Input &in, const char *b, const char *e);
 bool metis_header_like(const char *b, const char *e);
+
+// A CSV edge list separated by `sep` (',', ';' or '\t'); `b, e` is its first non-comment line.
+// csv_separator: the separator a first data line says the file is CSV with, or 0 (not CSV):
+// ',' or ';' when the line holds one, '\t' for a tab-separated header line.
+psv::Coo read_csv(Input &in, const char *b, const char *e, char sep);
+char csv_separator(const char *b, const char *e);
+
+// The edge-list readers' (SNAP, CSV) 0-based vertex id and weight tokens, or the error.
+inline int64_t edge_vertex(const Input &in, const Tok &t, const char *what) {
+    int64_t v = 0;
+    Num r = scan_int(t.b, t.e, v, false);
+    if (r == Num::bad)
+        parse_error(in, format("%s is not a vertex id: '%s'", what, show(t.b, t.e).c_str()));
+    if (r == Num::negative)
+        parse_error(in, format("%s is a negative vertex id: %s", what, show(t.b, t.e).c_str()));
+    if (r == Num::overflow || v > kMaxDim - 1)
+        index_error(in, format("%s vertex id %s is too large (at most 2^31-2)", what,
+                               show(t.b, t.e).c_str()));
+    return v;
+}
+
+inline double edge_weight(const Input &in, const Tok &t) {
+    double w = 0.0;
+    Num r = scan_double(t.b, t.e, w);
+    if (r == Num::nonfinite)
+        parse_error(in, format("weight is not finite: '%s'", show(t.b, t.e).c_str()));
+    if (r != Num::ok)
+        parse_error(in, format("weight is not a number: '%s'", show(t.b, t.e).c_str()));
+    return w;
+}
 
 // Reserve n entries in rows, cols and the value array that will be used.
 inline void reserve_all(psv::Coo &c, uint64_t n, bool fv, bool iv) {

@@ -45,6 +45,12 @@ bool blank(const char *b, const char *e) {
     return b == e;
 }
 
+// The line's first non-blank character could start a number.
+bool number_start(const char *b, const char *e) {
+    while (b < e && detail::is_space(*b)) ++b;
+    return b < e && (detail::is_digit(*b) || *b == '-' || *b == '+' || *b == '.');
+}
+
 // The line is a '%' comment or printable ASCII text (binary files such as BVGraph's are not).
 bool is_text_line(const char *b, const char *e) {
     if (b < e && *b == '%') return true;
@@ -84,6 +90,14 @@ Coo read_file(const std::string &path, bool progress) {
             if (detail::metis_header_like(b, e)) return detail::read_metis(in, b, e);
         }
     }
+    // The first data line decides between CSV and a whitespace edge list.
+    while (detail::is_comment(b, e) || blank(b, e))
+        if (!in.next(b, e)) break;
+    if (char sep = detail::csv_separator(b, e)) return detail::read_csv(in, b, e, sep);
+    if (!detail::is_comment(b, e) && !blank(b, e) && !number_start(b, e))
+        detail::parse_error(in, "not a Matrix Market banner, an edge list, CSV or METIS header: "
+                                "psv reads Matrix Market (.mtx), SNAP/whitespace edge lists, CSV "
+                                "edge lists and METIS graphs (.graph), plain or gzip");
     return detail::read_edge_list(in, b, e);
 }
 

@@ -15,9 +15,12 @@ namespace psv::io {
 //
 // The format is detected from the content: gzip (magic 1f 8b) is decompressed transparently;
 // then a first line starting with "%%MatrixMarket" means Matrix Market (coordinate; real,
-// double, integer or pattern; general, symmetric or skew-symmetric), anything else a SNAP-style
-// 0-based edge list ("u v" or "u v w" lines; '#'/'%' comments; an optional first line holding
-// the vertex count; an optional last line "-1" as an end marker).
+// double, integer or pattern; general, symmetric or skew-symmetric); a file named *.graph or
+// *.graph.gz whose first non-comment line is 2-4 integers "n m [fmt [ncon]]" a METIS graph
+// (1-based); a first data line holding ',' or ';' (or a tab-separated header) a CSV edge list;
+// a first data line starting with a number a SNAP-style 0-based edge list ("u v" or "u v w"
+// lines; '#'/'%' comments; an optional first line holding the vertex count; an optional last
+// line "-1" as an end marker). Anything else is an error naming the formats psv reads.
 psv::Coo read_file(const std::string &path, bool progress);
 
 }  // namespace psv::io

@@ -810,6 +810,64 @@ void test_metis() {
     }
 }
 
+void test_csv() {
+    const std::vector<Edge> want = {{0, 1}, {1, 2}, {3, 0}};
+    for (const char *text : {"0,1\n1,2\n3,0\n", "source,target\n0,1\n1,2\n3,0\n",
+                             "0;1\n1;2\n3;0\n", "# c\nfrom;to\n0 ; 1\n1;2\r\n\n3;0",
+                             "src\tdst\n0\t1\n1\t2\n3\t0\n", "0\t1\n1\t2\n3\t0\n"}) {
+        Coo c;
+        auto r = read_text(".csv", text, &c);
+        CHECK_MSG(r.first == 0, "'%s': %s", text, r.second.c_str());
+        CHECK_MSG(edges(c) == want && c.nrows == 4 && is_pattern_graph(c) && c.index_base == 0,
+                  "'%s'", text);
+        CHECK(consistent(c));
+    }
+    {   // weights: FP64, duplicates summed like the edge-list reader; a header with quotes
+        Coo c;
+        auto r = read_text(".csv", "\"source\",\"target\",\"weight\"\n0,1,0.5\n2,0,-2e3\n0,1,1\n",
+                           &c);
+        CHECK_MSG(r.first == 0, "%s", r.second.c_str());
+        CHECK(c.type == PSV_FP64 && !c.pattern && c.dup == PSV_PLUS && c.nrows == 3);
+        CHECK((edges(c) == std::vector<Edge>{{0, 1}, {2, 0}, {0, 1}}));
+        CHECK((c.fvalues == std::vector<double>{0.5, -2000.0, 1.0}));
+        Coo t;
+        r = read_text(".txt", "0 1 0.5\n2 0 -2e3\n0 1 1\n", &t);
+        CHECK(same(c, t));  // = the whitespace edge list
+    }
+    {   // malformed
+        struct Bad {
+            const char *text;
+            int status;
+            const char *line, *what;
+        } bad[] = {
+            {"0,1\n1;2\n", PSV_ERROR_PARSE, "line 2", "mixed separators"},
+            {"0;1\n1,2\n", PSV_ERROR_PARSE, "line 2", "mixed separators"},
+            {"a,b\n0,1\n1\t2\n", PSV_ERROR_PARSE, "line 3", "mixed separators"},
+            {"0,1\n1,2,3,4\n", PSV_ERROR_PARSE, "line 2", "2 or 3 fields"},
+            {"0,1\n7\n", PSV_ERROR_PARSE, "line 2", "2 or 3 fields"},
+            {"0,1\n1,2,3\n", PSV_ERROR_PARSE, "line 2", "mixed"},
+            {"0,1\nx,2\n", PSV_ERROR_PARSE, "line 2", "not a vertex id"},
+            {"0,-1\n", PSV_ERROR_PARSE, "line 1", "negative"},
+            {"0,1,abc\n", PSV_ERROR_PARSE, "line 1", "weight is not a number"},
+            {"0,1,\n", PSV_ERROR_PARSE, "line 1", "weight is not a number"},
+            {"source,target\n", PSV_ERROR_PARSE, "line 1", "empty file"},
+            {"0,99999999999\n", PSV_ERROR_INVALID_INDEX, "line 1", "too large"},
+        };
+        for (const Bad &b : bad) {
+            auto r = read_text(".csv", b.text);
+            CHECK_MSG(r.first == b.status && has(r.second, b.line) && has(r.second, b.what),
+                      "'%s': %d %s", b.text, r.first, r.second.c_str());
+        }
+    }
+    {   // an unknown format names the formats psv reads
+        auto r = read_text(".dat", "# comment\nhello world\n");
+        CHECK_MSG(r.first == PSV_ERROR_PARSE && has(r.second, "line 2") &&
+                      has(r.second, "psv reads Matrix Market (.mtx)") &&
+                      has(r.second, "METIS graphs (.graph)"),
+                  "%s", r.second.c_str());
+    }
+}
+
 }  // namespace
 
 int main() {
@@ -823,5 +881,6 @@ int main() {
     test_huge_declared_size();
     test_number_round_trip();
     test_metis();
+    test_csv();
     return check_exit();
 }
