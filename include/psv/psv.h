@@ -274,7 +274,8 @@ PSV_API psv_status psv_matrix_read(psv_context *ctx, const char *path, psv_matri
  * loads it without parsing. The file is written to path + ".tmp" and renamed onto path, so a
  * failure never leaves a partial file (nor touches an existing file at path).
  * @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT;
- *         PSV_ERROR_IO (cannot create, write or rename the file); PSV_ERROR_OUT_OF_MEMORY;
+ *         PSV_ERROR_IO (cannot create, write or rename the file; path names something other
+ *         than a regular file); PSV_ERROR_OUT_OF_MEMORY;
  *         PSV_ERROR_DEVICE (downloading a device matrix failed).
  */
 PSV_API psv_status psv_matrix_write(const psv_matrix *A, const char *path);

@@ -194,6 +194,10 @@ void write_psv(const CsrHost &csr, int32_t index_base, const std::string &path) 
     h.crc_values = n_val ? crc(csr.values.data(), n_val) : 0;
     h.crc_header = header_crc(h);
 
+    // The rename would replace whatever path names: only a regular file (or nothing) is replaced.
+    struct stat st;
+    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+        fail(PSV_ERROR_IO, format("cannot write %s: not a regular file", path.c_str()));
     const std::string tmp = path + ".tmp";
     FILE *f = std::fopen(tmp.c_str(), "wb");
     if (!f) fail(PSV_ERROR_IO, format("cannot create %s: %s", tmp.c_str(), std::strerror(errno)));
