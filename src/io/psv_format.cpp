@@ -220,6 +220,7 @@ void write_psv(const CsrHost &csr, int32_t index_base, const std::string &path) 
     }
     int err = ok ? 0 : errno;
     if (std::fflush(f) != 0 && ok) { ok = false; err = errno; }
+    if (ok && ::fsync(fileno(f)) != 0) { ok = false; err = errno; }  // on disk before the rename
     if (std::fclose(f) != 0 && ok) { ok = false; err = errno; }
     if (ok && std::rename(tmp.c_str(), path.c_str()) != 0) { ok = false; err = errno; }
     if (!ok) {
