@@ -55,8 +55,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (s != PSV_SUCCESS) {
         if (A != sentinel) fuzz::die("output changed on failure", s, psv_context_last_error(g_ctx));
         const char *m = psv_context_last_error(g_ctx);
-        if ((s == PSV_ERROR_PARSE || s == PSV_ERROR_INVALID_INDEX) && !std::strstr(m, "line "))
-            fuzz::die("message names no line", s, m);
+        // Text formats name the line; psv's binary format (its magic first) names the part.
+        const bool binary = size >= 8 && std::memcmp(data, "PSVMTX\0\1", 8) == 0;
+        if ((s == PSV_ERROR_PARSE || s == PSV_ERROR_INVALID_INDEX) && !std::strstr(m, binary ? ".psv" : "line "))
+            fuzz::die(binary ? "message names no .psv part" : "message names no line", s, m);
         return 0;
     }
     fuzz::exercise(g_ctx, A);

@@ -39,6 +39,7 @@ typedef struct {
     const char *output;
     FILE *out; /* the results go there: --output, opened before computing, or stdout */
     const char *query;
+    const char *file2; /* convert: the output file */
     psv_backend backend;
     double damping, tol, c;
     int32_t max_iter;
@@ -54,6 +55,8 @@ static void usage(FILE *f) {
             "  hits FILE      HITS hubs and authorities; prints 'vertex hub authority' lines\n"
             "  rwr FILE       random walk with restart from --query v[,v...]\n"
             "  info FILE      size, degree skew and the tile-composite form\n"
+            "  convert IN OUT.psv  write IN (any format read) in psv's binary format, which\n"
+            "                 psv_matrix_read and every command load without parsing\n"
             "options:\n"
             "  --backend cpu|cuda|auto   (default auto: CUDA where a GPU exists)\n"
             "  --damping D               PageRank damping (default 0.85)\n"
@@ -82,6 +85,7 @@ static const char *options_of(const char *cmd) {
     if (!strcmp(cmd, "hits")) return " backend tol max-iter top output ";
     if (!strcmp(cmd, "rwr")) return " backend query c tol max-iter top output ";
     if (!strcmp(cmd, "info")) return " backend tile-width max-tiles workload-size ";
+    if (!strcmp(cmd, "convert")) return " backend ";
     return " ";
 }
 
@@ -111,6 +115,7 @@ static int parse_options(const char *cmd, int argc, char **argv, int first, opti
     o->output = NULL;
     o->out = stdout;
     o->query = NULL;
+    o->file2 = NULL;
     o->backend = PSV_BACKEND_AUTO;
     o->damping = 0.85;
     o->c = 0.9;
@@ -121,6 +126,10 @@ static int parse_options(const char *cmd, int argc, char **argv, int first, opti
     for (int i = first; i < argc; ++i) {
         const char *a = argv[i];
         if (a[0] != '-' || a[1] == 0) {
+            if (o->file && !strcmp(cmd, "convert") && !o->file2) {
+                o->file2 = a;
+                continue;
+            }
             if (o->file) {
                 fprintf(stderr, "psv: unexpected argument '%s'\n", a);
                 return 2;
@@ -188,6 +197,10 @@ static int parse_options(const char *cmd, int argc, char **argv, int first, opti
     }
     if (!o->file) {
         fprintf(stderr, "psv: no input FILE\n");
+        return 2;
+    }
+    if (!strcmp(cmd, "convert") && !o->file2) {
+        fprintf(stderr, "psv: convert needs an output file: psv convert IN OUT.psv\n");
         return 2;
     }
     return 0;
@@ -372,6 +385,19 @@ static int cmd_info(const options *o) {
     return r;
 }
 
+/* psv convert IN OUT.psv: IN read (any format), written by psv_matrix_write. */
+static int cmd_convert(const options *o) {
+    psv_context *ctx;
+    psv_matrix *A;
+    int r = open_graph(o, &ctx, &A);
+    if (r) return r;
+    psv_status s = psv_matrix_write(A, o->file2);
+    if (s != PSV_SUCCESS) r = fail_with(ctx, "writing", s);
+    psv_matrix_free(&A);
+    psv_context_free(&ctx);
+    return r;
+}
+
 /* ---- hits, rwr ------------------------------------------------------------------------------- */
 
 /* psv hits FILE: 'vertex hub authority' lines (--top K: the K best hubs). */
@@ -544,6 +570,7 @@ static const command commands[] = {
     {"hits", cmd_hits},
     {"rwr", cmd_rwr},
     {"info", cmd_info},
+    {"convert", cmd_convert},
 };
 
 int main(int argc, char **argv) {

@@ -216,6 +216,14 @@ module psv_c
       integer(c_int32_t) :: psv_matrix_read  ! returns psv_status
     end function psv_matrix_read
 
+    function psv_matrix_write(A, path) bind(C, name="psv_matrix_write")
+      import
+      implicit none
+      type(c_ptr), value :: A  ! const psv_matrix *
+      character(kind=c_char), intent(in) :: path(*)  ! const char *
+      integer(c_int32_t) :: psv_matrix_write  ! returns psv_status
+    end function psv_matrix_write
+
     subroutine psv_matrix_free(A) bind(C, name="psv_matrix_free")
       import
       implicit none

@@ -157,6 +157,9 @@ psv_matrix_build(ctx, type_, nrows, ncols, nvals, rows, cols, values, dup, A) =
 psv_matrix_read(ctx, path, A) =
     ccall((:psv_matrix_read, libpsv), psv_status, (Ptr{psv_context}, Cstring, Ptr{Ptr{psv_matrix}}), ctx, path, A)
 
+psv_matrix_write(A, path) =
+    ccall((:psv_matrix_write, libpsv), psv_status, (Ptr{psv_matrix}, Cstring), A, path)
+
 psv_matrix_free(A) =
     ccall((:psv_matrix_free, libpsv), Cvoid, (Ptr{Ptr{psv_matrix}},), A)
 
@@ -272,6 +275,7 @@ export psv_semiring_create
 export psv_semiring_free
 export psv_matrix_build
 export psv_matrix_read
+export psv_matrix_write
 export psv_matrix_free
 export psv_matrix_nrows
 export psv_matrix_ncols

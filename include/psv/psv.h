@@ -255,7 +255,10 @@ PSV_API psv_status psv_matrix_build(psv_context *ctx, psv_type type, int64_t nro
  * optional header line such as "source,target,weight") read the same way. METIS graph files
  * (named *.graph or *.graph.gz; header "n m [fmt [ncon]]", 1-based neighbour lists) give an
  * n x n pattern PSV_FP32 matrix, or PSV_INT64 edge weights when fmt says so.
- * path "-" is standard input; it and other pipes are read once, in one pass.
+ * A file written by psv_matrix_write (psv's binary format, recognised by its magic) is loaded
+ * as it was written, with its id base; its checksums and CSR are verified (PSV_ERROR_PARSE names
+ * the part that failed).
+ * path "-" is standard input; it and other pipes are read once, in one pass (text formats only).
  * @param[out] A  the matrix; untouched on failure
  * @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT;
  *         PSV_ERROR_IO (cannot open or read); PSV_ERROR_PARSE (malformed: the message names the
@@ -264,6 +267,21 @@ PSV_API psv_status psv_matrix_build(psv_context *ctx, psv_type type, int64_t nro
  *         than is available: the message names the sizes); PSV_ERROR_DEVICE.
  */
 PSV_API psv_status psv_matrix_read(psv_context *ctx, const char *path, psv_matrix **A);
+
+/**
+ * Write A to path in psv's own binary format (.psv): a versioned 128-byte header (magic
+ * "PSVMTX\0\1", byte-order marker, sizes, type, pattern flag, the id base of the file A was
+ * read from, CRC-32 checksums of the header and of each array), then the CSR arrays raw (int64
+ * row pointers, int32 columns, values), each 64-byte aligned so the file can be mmap'ed.
+ * psv_matrix_read recognises the format by its magic (regular files only, not "-" or pipes) and
+ * loads it without parsing. The file is written to path + ".tmp" and renamed onto path, so a
+ * failure never leaves a partial file (nor touches an existing file at path).
+ * @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT;
+ *         PSV_ERROR_IO (cannot create, write or rename the file; path names something other
+ *         than a regular file); PSV_ERROR_OUT_OF_MEMORY;
+ *         PSV_ERROR_DEVICE (downloading a device matrix failed).
+ */
+PSV_API psv_status psv_matrix_write(const psv_matrix *A, const char *path);
 
 /** Free a matrix (and its cached transpose). NULL-safe. */
 PSV_API void psv_matrix_free(psv_matrix **A);

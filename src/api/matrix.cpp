@@ -1,9 +1,11 @@
 // The shims of matrices: build from tuples, read from a file, free, the dimension queries,
 // tuples out, per-matrix options, and the description of its form (info, tile info).
+#include <cstring>
 #include <vector>
 
 #include "api/shim.hpp"
 #include "core/csr_build.hpp"
+#include "io/psv_format.hpp"
 #include "io/read.hpp"
 #include "api/internal.h"
 
@@ -43,6 +45,13 @@ psv_status psv_matrix_read(psv_context *c, const char *path, psv_matrix **A) {
         need(path, "path");
         need(A, "A");
         std::lock_guard<std::recursive_mutex> g(ctx->mutex);
+        if (io::is_psv_file(path)) {  // psv's binary format (regular files only, not "-")
+            int32_t base = 0;
+            CsrHost csr = io::read_psv(path, base);
+            *A = new_matrix(c->core, std::move(csr));
+            (*A)->index_base = base;
+            return PSV_SUCCESS;
+        }
         Coo coo = io::read_file(path, ctx->defaults.progress);
         const int64_t nvals = (int64_t)coo.rows.size();
         const void *values = nullptr;
@@ -59,6 +68,40 @@ psv_status psv_matrix_read(psv_context *c, const char *path, psv_matrix **A) {
         std::vector<int64_t>().swap(coo.ivalues);
         *A = new_matrix(c->core, std::move(csr));
         (*A)->index_base = coo.index_base;
+        return PSV_SUCCESS;
+    });
+}
+
+psv_status psv_matrix_write(const psv_matrix *A, const char *path) {
+    ContextCore *ctx = nullptr;
+    return guard("psv_matrix_write", ctx, [&] {
+        check(A, "A", ctx);
+        need(path, "path");
+        std::lock_guard<std::recursive_mutex> g(ctx->mutex);
+        const MatrixStore &s = *A->store;
+        const int64_t n = s.nvals;
+        const size_t ts = type_size(s.type);
+        std::vector<int64_t> rows((size_t)n), cols((size_t)n);
+        std::vector<uint8_t> vals(s.pattern ? 0 : (size_t)n * ts);
+        s.extract_tuples(rows.data(), cols.data(), s.pattern ? nullptr : vals.data());
+        // CSR by a stable counting sort on the rows (tuples come row by row, columns sorted).
+        CsrHost csr;
+        csr.nrows = s.nrows;
+        csr.ncols = s.ncols;
+        csr.type = s.type;
+        csr.pattern = s.pattern;
+        csr.row_ptr.assign((size_t)s.nrows + 1, 0);
+        for (int64_t k = 0; k < n; ++k) ++csr.row_ptr[(size_t)rows[k] + 1];
+        for (int64_t i = 0; i < s.nrows; ++i) csr.row_ptr[i + 1] += csr.row_ptr[i];
+        csr.col.resize((size_t)n);
+        csr.values.resize(vals.size());
+        std::vector<int64_t> next(csr.row_ptr.begin(), csr.row_ptr.end() - 1);
+        for (int64_t k = 0; k < n; ++k) {
+            const int64_t d = next[(size_t)rows[k]]++;
+            csr.col[d] = (int32_t)cols[k];
+            if (!s.pattern) std::memcpy(&csr.values[(size_t)d * ts], &vals[(size_t)k * ts], ts);
+        }
+        io::write_psv(csr, A->index_base, path);
         return PSV_SUCCESS;
     });
 }

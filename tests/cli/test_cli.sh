@@ -2,7 +2,8 @@
 # The psv program (tools/psv.c) as a user runs it: standard input and pipes give what the file
 # gives (ids 1-based for Matrix Market, decided in the one read), hostile dimensions fail fast,
 # exit status 3 when not converged, options a command does not take and bad numbers rejected
-# naming the option, --output checked before anything is computed, and no GPU explained.
+# naming the option, --output checked before anything is computed, no GPU explained, and
+# psv convert's .psv giving what its file gives.
 # usage: test_cli.sh PSV DATA_DIR
 PSV="$1"
 DATA="$2"
@@ -92,6 +93,29 @@ else bad "--output to an unwritable path: exit $r: $(cat "$T/err")"; fi
 $PSV pagerank "$K" --backend cpu --output "$T/ranks.txt" > "$T/out" 2>/dev/null; r=$?
 if [ $r -eq 0 ] && [ ! -s "$T/out" ] && [ "$(wc -l < "$T/ranks.txt")" -eq 34 ]; then ok
 else bad "--output to a file: exit $r"; fi
+
+# --- convert: the .psv gives what the file gives (ids' base kept) ------------------------------
+for f in "$K" "$W" "$DATA/west0067.mtx"; do
+    if $PSV convert "$f" "$T/g.psv" --backend cpu 2>"$T/err" && [ ! -e "$T/g.psv.tmp" ]; then ok
+    else bad "convert $f: $(cat "$T/err")"; fi
+    for cmd in "pagerank" "hits" "rwr --query 5"; do
+        $PSV $cmd "$f" --backend cpu > "$T/file.out" 2>/dev/null; r1=$?
+        $PSV $cmd "$T/g.psv" --backend cpu > "$T/psv.out" 2>/dev/null; r2=$?
+        if [ $r1 -eq 0 ] && [ $r2 -eq 0 ] && [ -s "$T/file.out" ] && cmp -s "$T/file.out" "$T/psv.out"; then ok
+        else bad "$cmd $f: its .psv differs (exit $r1 $r2)"; fi
+    done
+done
+$PSV convert "$K" "$T/k.psv" --backend cpu 2>/dev/null
+top=$($PSV pagerank "$T/k.psv" --backend cpu --top 3 2>/dev/null | cut -d' ' -f1 | tr '\n' ' ')
+if [ "$top" = "34 1 33 " ]; then ok; else bad "karate.psv: top 3 '$top', want '34 1 33 '"; fi
+$PSV convert "$K" "$T/nodir/k.psv" --backend cpu > /dev/null 2> "$T/err"; r=$?
+if [ $r -eq 1 ] && grep -q "PSV_ERROR_IO" "$T/err" && [ ! -e "$T/nodir" ]; then ok
+else bad "convert to an unwritable path: exit $r: $(cat "$T/err")"; fi
+$PSV convert "$K" > /dev/null 2> "$T/err"; r=$?
+if [ $r -eq 2 ] && grep -q "output file" "$T/err"; then ok; else bad "convert without OUT: exit $r"; fi
+$PSV convert "$K" "$T/x.psv" --damping 0.5 > /dev/null 2> "$T/err"; r=$?
+if [ $r -eq 2 ] && grep -q -- "--damping" "$T/err" && [ ! -e "$T/x.psv" ]; then ok
+else bad "convert --damping: exit $r"; fi
 
 # --- --backend cuda without a GPU says why -----------------------------------------------------
 $PSV info "$K" --backend cuda > /dev/null 2> "$T/err"; r=$?

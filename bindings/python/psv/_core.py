@@ -523,6 +523,10 @@ class Matrix(_Handle):
 
     # -- contents --
 
+    def write(self, path):
+        """Write the matrix in psv's binary format (.psv) with psv_matrix_write; psv.read loads it."""
+        _check(lib.psv_matrix_write(self.handle, os.fsencode(os.fspath(path))), self.ctx, "psv_matrix_write")
+
     def tuples(self):
         """(rows, cols, values) numpy arrays, sorted by row then column (a pattern gives 1s)."""
         nnz = self.nnz

@@ -163,6 +163,7 @@ _PROTOTYPES = {
     "psv_matrix_build": (c_int32, [_H, c_int32, c_int64, c_int64, c_int64, _P, _P, _P, c_int32,
                                    _HP]),
     "psv_matrix_read": (c_int32, [_H, c_char_p, _HP]),
+    "psv_matrix_write": (c_int32, [_H, c_char_p]),
     "psv_matrix_free": (None, [_HP]),
     "psv_matrix_nrows": (c_int32, [_H, _I64P]),
     "psv_matrix_ncols": (c_int32, [_H, _I64P]),

@@ -191,6 +191,20 @@ def test_read_plain(ctx, tmp_path):
         assert T[10, 5] == 1 and T[5, 100] == 1 and T[100, 100] == 1 and T[5, 10] == 0
 
 
+def test_write_psv_round_trip(ctx, tmp_path):
+    path = write(tmp_path, "w.txt", "0 1 2.5\n1 2 -1\n2 0 3\n")
+    with psv.read(path, ctx=ctx) as A:
+        A.write(tmp_path / "w.psv")
+        with psv.read(tmp_path / "w.psv", ctx=ctx) as B:
+            assert A.shape == B.shape and A.dtype == B.dtype
+            for a, b in zip(A.tuples(), B.tuples()):
+                assert (a == b).all()
+    with psv.read(path, ctx=ctx) as A:
+        with pytest.raises(psv.PsvError) as e:
+            A.write(tmp_path / "no" / "x.psv")
+    assert e.value.name == "PSV_ERROR_IO" and not (tmp_path / "no").exists()
+
+
 def test_read_undirected(ctx, tmp_path):
     # a self-loop (once), an edge given in both directions (once each), a one-way edge
     path = write(tmp_path, "u.txt", "0 1\n1 0\n1 2\n3 3\n")

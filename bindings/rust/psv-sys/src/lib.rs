@@ -190,6 +190,7 @@ unsafe extern "C" {
         path: *const c_char,
         A: *mut *mut psv_matrix,
     ) -> psv_status;
+    pub fn psv_matrix_write(A: *const psv_matrix, path: *const c_char) -> psv_status;
     pub fn psv_matrix_free(A: *mut *mut psv_matrix);
     pub fn psv_matrix_nrows(A: *const psv_matrix, nrows: *mut i64) -> psv_status;
     pub fn psv_matrix_ncols(A: *const psv_matrix, ncols: *mut i64) -> psv_status;

@@ -368,6 +368,20 @@ impl<'c> Matrix<'c> {
         Ok(Matrix { raw, ctx })
     }
 
+    /// Write in psv's binary format (.psv), see `psv_matrix_write`; `Matrix::read` loads it.
+    pub fn write<P: AsRef<Path>>(&self, path: P) -> Result<()> {
+        let p = path.as_ref();
+        let c = CString::new(p.as_os_str().as_encoded_bytes()).map_err(|_| {
+            local_error(
+                sys::PSV_ERROR_INVALID_VALUE,
+                format!("path {:?} contains a NUL byte", p),
+            )
+        })?;
+        self.ctx
+            .check(unsafe { sys::psv_matrix_write(self.raw, c.as_ptr()) })?;
+        Ok(())
+    }
+
     /// Build from coordinate tuples with values of type `T`. `dup` combines duplicate (i,j);
     /// `None`: a duplicate is an error (PSV_ERROR_DUPLICATE_ENTRY).
     pub fn build<T: Scalar>(

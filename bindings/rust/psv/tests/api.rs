@@ -102,6 +102,25 @@ fn bad_path_is_io_error_with_message() {
 }
 
 #[test]
+fn write_psv_round_trip() {
+    let ctx = cpu();
+    let a =
+        Matrix::build::<f64>(&ctx, 3, 3, &[0, 1, 2], &[1, 2, 0], &[2.5, -1.0, 3.0], None).unwrap();
+    let dir = std::env::temp_dir().join(format!("psv-rust-write-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("a.psv");
+    a.write(&p).unwrap();
+    let b = Matrix::read(&ctx, &p).unwrap();
+    assert_eq!(
+        a.extract_tuples::<f64>().unwrap(),
+        b.extract_tuples::<f64>().unwrap()
+    );
+    let e = a.write(dir.join("no/x.psv")).err().expect("must fail");
+    assert_eq!(e.status, sys::PSV_ERROR_IO);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn dimension_mismatch() {
     let ctx = cpu();
     let a = small(&ctx);
