@@ -7,10 +7,13 @@
  *   psv rwr FILE --query v[,v...] [--backend ...] [--c C] [--tol T] [--max-iter N] [--top K]
  *                     [--output FILE]
  *   psv info FILE [--backend ...] [--tile-width W] [--max-tiles T] [--workload-size S]
+ *   psv convert IN OUT.psv [--backend ...]
+ * Every command takes the read options --undirected (both directions of every edge) and
+ * --relabel (ids compacted in order of first appearance; convert: --undirected only).
  *
  * FILE "-" is standard input (read once, like any pipe). Vertex ids are printed as in the input
  * file: 0-based for edge lists, 1-based for Matrix Market and METIS (as the single read
- * detected it).
+ * detected it); with --relabel the original ids of the file (and --query takes them).
  * Progress of loads and builds longer than a second goes to stderr. Exit status: 0 success,
  * 1 failure (the reason on stderr), 2 usage error (an option the command does not take, a bad
  * value), 3 not converged within --max-iter (pagerank, hits, rwr: the results are still written,
@@ -41,6 +44,7 @@ typedef struct {
     const char *query;
     const char *file2; /* convert: the output file */
     psv_backend backend;
+    int32_t read_flags; /* PSV_READ_* from --undirected, --relabel */
     double damping, tol, c;
     int32_t max_iter;
     int64_t top;
@@ -67,6 +71,10 @@ static void usage(FILE *f) {
             "  --top K                   only the K highest, sorted (default: all, by vertex)\n"
             "  --output FILE             write results there instead of stdout\n"
             "  --tile-width W --max-tiles T --workload-size S   format options (info)\n"
+            "  --undirected              store both directions of every edge (a self loop once)\n"
+            "  --relabel                 compact the ids in order of first appearance (any id up\n"
+            "                            to 2^63-1); results and --query use the file's ids\n"
+            "                            (not convert: a .psv file keeps no original ids)\n"
             "  --version\n"
             "FILE '-' is standard input (plain or gzip). An option a command does not take is an error.\n"
             "exit status: 0 success, 1 failure, 2 usage error, 3 not converged within --max-iter\n"
@@ -81,11 +89,11 @@ static int parse_number(const char *s, double *out) {
 
 /* The options each command takes (without the leading "--"), space-separated. */
 static const char *options_of(const char *cmd) {
-    if (!strcmp(cmd, "pagerank")) return " backend damping tol max-iter top output ";
-    if (!strcmp(cmd, "hits")) return " backend tol max-iter top output ";
-    if (!strcmp(cmd, "rwr")) return " backend query c tol max-iter top output ";
-    if (!strcmp(cmd, "info")) return " backend tile-width max-tiles workload-size ";
-    if (!strcmp(cmd, "convert")) return " backend ";
+    if (!strcmp(cmd, "pagerank")) return " backend damping tol max-iter top output undirected relabel ";
+    if (!strcmp(cmd, "hits")) return " backend tol max-iter top output undirected relabel ";
+    if (!strcmp(cmd, "rwr")) return " backend query c tol max-iter top output undirected relabel ";
+    if (!strcmp(cmd, "info")) return " backend tile-width max-tiles workload-size undirected relabel ";
+    if (!strcmp(cmd, "convert")) return " backend undirected ";
     return " ";
 }
 
@@ -96,7 +104,8 @@ static int takes_option(const char *cmd, const char *opt) {
     return strstr(options_of(cmd), key) != NULL;
 }
 
-static const char *const all_options = " backend damping c query tol max-iter top output tile-width max-tiles workload-size ";
+static const char *const all_options =
+    " backend damping c query tol max-iter top output tile-width max-tiles workload-size undirected relabel ";
 
 /* A whole number in [lo, hi] (a usage error naming the option otherwise). */
 static int parse_int_option(const char *opt, const char *val, double lo, double hi, int64_t *out) {
@@ -117,6 +126,7 @@ static int parse_options(const char *cmd, int argc, char **argv, int first, opti
     o->query = NULL;
     o->file2 = NULL;
     o->backend = PSV_BACKEND_AUTO;
+    o->read_flags = 0;
     o->damping = 0.85;
     o->c = 0.9;
     o->tol = 1e-6;
@@ -150,6 +160,10 @@ static int parse_options(const char *cmd, int argc, char **argv, int first, opti
         if (!takes_option(cmd, a + 2)) {
             fprintf(stderr, "psv: %s does not take %s (it takes:%s)\n", cmd, a, options_of(cmd));
             return 2;
+        }
+        if (!strcmp(a, "--undirected") || !strcmp(a, "--relabel")) { /* flags: no value */
+            o->read_flags |= !strcmp(a, "--undirected") ? PSV_READ_UNDIRECTED : PSV_READ_RELABEL;
+            continue;
         }
         if (i + 1 >= argc) {
             fprintf(stderr, "psv: option %s needs a value\n", a);
@@ -233,7 +247,7 @@ static int open_graph(const options *o, psv_context **ctx, psv_matrix **A) {
     if (o->max_tiles >= -1 && o->max_tiles != -2) psv_context_set_option(*ctx, PSV_OPT_MAX_TILES, o->max_tiles);
     if (o->workload_size >= 0) psv_context_set_option(*ctx, PSV_OPT_WORKLOAD_SIZE, o->workload_size);
     double t0 = now();
-    s = psv_matrix_read(*ctx, o->file, A);
+    s = psv_matrix_read_with_flags(*ctx, o->file, o->read_flags, A);
     if (s != PSV_SUCCESS) {
         int r = fail_with(*ctx, "reading the graph", s);
         psv_context_free(ctx);
@@ -242,6 +256,34 @@ static int open_graph(const options *o, psv_context **ctx, psv_matrix **A) {
     double dt = now() - t0;
     if (dt > 1.0) fprintf(stderr, "psv: loaded %s in %.2f s\n", o->file, dt);
     return 0;
+}
+
+/* How a vertex is printed: its file id, labels[i] for a relabelled graph, else i + base. */
+typedef struct {
+    int64_t base;
+    int64_t *labels; /* NULL unless read with --relabel */
+} id_map;
+
+static long long file_id(const id_map *m, int64_t i) { return m->labels ? m->labels[i] : i + m->base; }
+
+/* The id map of A (labels copied out of a relabelled matrix); 1 on failure (message printed). */
+static int get_id_map(psv_context *ctx, const psv_matrix *A, id_map *m) {
+    m->base = psv_internal_matrix_index_base(A);
+    m->labels = NULL;
+    int64_t n = 0;
+    psv_matrix_nrows(A, &n);
+    int64_t *l = malloc((size_t)(n ? n : 1) * sizeof *l);
+    if (!l) {
+        fprintf(stderr, "psv: out of memory\n");
+        return 1;
+    }
+    psv_status s = psv_matrix_labels(A, l, &n);
+    if (s == PSV_SUCCESS) {
+        m->labels = l;
+        return 0;
+    }
+    free(l);
+    return s == PSV_NO_VALUE ? 0 : fail_with(ctx, "reading the labels", s);
 }
 
 typedef struct {
@@ -256,7 +298,7 @@ static int by_value_desc(const void *a, const void *b) {
 }
 
 /* Print n values (one or two columns) as 'vertex value [value2]', all by id or the top K. */
-static int write_values(const options *o, int64_t base, int64_t n, const float *v, const float *v2) {
+static int write_values(const options *o, const id_map *ids, int64_t n, const float *v, const float *v2) {
     FILE *out = o->out;
     if (o->top >= 0) {
         ranked *r = malloc((size_t)(n ? n : 1) * sizeof *r);
@@ -270,14 +312,14 @@ static int write_values(const options *o, int64_t base, int64_t n, const float *
         }
         qsort(r, (size_t)n, sizeof *r, by_value_desc);
         for (int64_t k = 0; k < n && k < o->top; ++k) {
-            if (v2) fprintf(out, "%lld %.9g %.9g\n", (long long)(r[k].id + base), v[r[k].id], v2[r[k].id]);
-            else fprintf(out, "%lld %.9g\n", (long long)(r[k].id + base), r[k].value);
+            if (v2) fprintf(out, "%lld %.9g %.9g\n", file_id(ids, r[k].id), v[r[k].id], v2[r[k].id]);
+            else fprintf(out, "%lld %.9g\n", file_id(ids, r[k].id), r[k].value);
         }
         free(r);
     } else {
         for (int64_t i = 0; i < n; ++i) {
-            if (v2) fprintf(out, "%lld %.9g %.9g\n", (long long)(i + base), v[i], v2[i]);
-            else fprintf(out, "%lld %.9g\n", (long long)(i + base), v[i]);
+            if (v2) fprintf(out, "%lld %.9g %.9g\n", file_id(ids, i), v[i], v2[i]);
+            else fprintf(out, "%lld %.9g\n", file_id(ids, i), v[i]);
         }
     }
     if (ferror(out) || fflush(out) != 0) {
@@ -328,7 +370,10 @@ static int cmd_pagerank(const options *o) {
         } else {
             fprintf(stderr, "psv: pagerank on %s: %lld vertices, %d iterations%s, %.3f s\n", backend_name(ctx),
                     (long long)n, iters, st == PSV_NOT_CONVERGED ? " (NOT converged)" : "", dt);
-            r = write_values(o, psv_internal_matrix_index_base(A), n, v, NULL);
+            id_map ids;
+            r = get_id_map(ctx, A, &ids);
+            if (!r) r = write_values(o, &ids, n, v, NULL);
+            free(ids.labels);
             if (!r) r = convergence_exit("pagerank", st, iters, o->tol);
         }
         free(v);
@@ -426,7 +471,10 @@ static int cmd_hits(const options *o) {
         } else {
             fprintf(stderr, "psv: hits on %s: %lld vertices, %d iterations%s, %.3f s\n", backend_name(ctx),
                     (long long)n, iters, not_converged ? " (NOT converged)" : "", dt);
-            r = write_values(o, psv_internal_matrix_index_base(A), n, h, a);
+            id_map ids;
+            r = get_id_map(ctx, A, &ids);
+            if (!r) r = write_values(o, &ids, n, h, a);
+            free(ids.labels);
             if (!r && not_converged) r = convergence_exit("hits", PSV_NOT_CONVERGED, iters, o->tol);
         }
         free(h);
@@ -479,28 +527,40 @@ static int cmd_rwr(const options *o) {
     psv_matrix *A;
     int r = open_graph(o, &ctx, &A);
     if (r) return r;
-    /* The id base as the single read of the file found it (stdin and pipes included). */
-    const int64_t base = psv_internal_matrix_index_base(A);
-    k = parse_queries(o->query, base, &q);
-    if (k == 0) {
+    /* The id base as the single read of the file found it (stdin and pipes included); with
+     * --relabel, the queries are the file's ids, found among the labels. */
+    id_map ids;
+    if (get_id_map(ctx, A, &ids)) {
         psv_matrix_free(&A);
         psv_context_free(&ctx);
-        return 2;
+        return 1;
     }
+    const int64_t base = ids.labels ? 0 : ids.base;
+    float *rel = NULL;
+    int32_t iters = 0;
     int64_t n = 0;
     psv_matrix_nrows(A, &n);
-    for (int32_t j = 0; j < k; ++j) {
-        if (q[j] >= n) {
-            fprintf(stderr, "psv: query vertex %lld is not in the graph (ids %lld .. %lld)\n", (long long)(q[j] + base),
-                    (long long)base, (long long)(n - 1 + base));
-            free(q);
-            psv_matrix_free(&A);
-            psv_context_free(&ctx);
-            return 1;
-        }
+    k = parse_queries(o->query, base, &q);
+    if (k == 0) {
+        r = 2;
+        goto done;
     }
-    float *rel = malloc((size_t)(n ? n : 1) * (size_t)k * sizeof(float));
-    int32_t iters = 0;
+    for (int32_t j = 0; j < k; ++j) {
+        int64_t i = ids.labels ? 0 : q[j];
+        if (ids.labels)
+            while (i < n && ids.labels[i] != q[j]) ++i;
+        if (i >= n) {
+            if (ids.labels)
+                fprintf(stderr, "psv: query vertex %lld is not in the graph (no edge names it)\n", (long long)q[j]);
+            else
+                fprintf(stderr, "psv: query vertex %lld is not in the graph (ids %lld .. %lld)\n",
+                        (long long)(q[j] + base), (long long)base, (long long)(n - 1 + base));
+            r = 1;
+            goto done;
+        }
+        q[j] = i;
+    }
+    rel = malloc((size_t)(n ? n : 1) * (size_t)k * sizeof(float));
     if (!rel) {
         fprintf(stderr, "psv: out of memory\n");
         r = 1;
@@ -517,7 +577,7 @@ static int cmd_rwr(const options *o) {
             (long long)n, (int)k, k == 1 ? "y" : "ies", iters, s == PSV_NOT_CONVERGED ? " (NOT converged)" : "", dt);
     const psv_status st = s;
     if (k == 1) {
-        r = write_values(o, base, n, rel, NULL);
+        r = write_values(o, &ids, n, rel, NULL);
         if (!r) r = convergence_exit("rwr", st, iters, o->tol);
         goto done;
     }
@@ -535,12 +595,12 @@ static int cmd_rwr(const options *o) {
             }
             qsort(rk, (size_t)n, sizeof *rk, by_value_desc);
             for (int64_t t = 0; t < n && t < o->top; ++t)
-                fprintf(out, "%lld %lld %.9g\n", (long long)(q[j] + base), (long long)(rk[t].id + base), rk[t].value);
+                fprintf(out, "%lld %lld %.9g\n", file_id(&ids, q[j]), file_id(&ids, rk[t].id), rk[t].value);
         }
         free(rk);
     } else {
         for (int64_t i = 0; i < n; ++i) {
-            fprintf(out, "%lld", (long long)(i + base));
+            fprintf(out, "%lld", file_id(&ids, i));
             for (int32_t j = 0; j < k; ++j) fprintf(out, " %.9g", rel[i * k + j]);
             fputc('\n', out);
         }
@@ -553,6 +613,7 @@ static int cmd_rwr(const options *o) {
 done:
     free(rel);
     free(q);
+    free(ids.labels);
     psv_matrix_free(&A);
     psv_context_free(&ctx);
     return r;

@@ -259,6 +259,7 @@ PSV_API psv_status psv_matrix_build(psv_context *ctx, psv_type type, int64_t nro
  * as it was written, with its id base; its checksums and CSR are verified (PSV_ERROR_PARSE names
  * the part that failed).
  * path "-" is standard input; it and other pipes are read once, in one pass (text formats only).
+ * Read options (undirected, relabelled ids): psv_matrix_read_with_flags.
  * @param[out] A  the matrix; untouched on failure
  * @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT;
  *         PSV_ERROR_IO (cannot open or read); PSV_ERROR_PARSE (malformed: the message names the
@@ -267,6 +268,43 @@ PSV_API psv_status psv_matrix_build(psv_context *ctx, psv_type type, int64_t nro
  *         than is available: the message names the sizes); PSV_ERROR_DEVICE.
  */
 PSV_API psv_status psv_matrix_read(psv_context *ctx, const char *path, psv_matrix **A);
+
+/* Read options for psv_matrix_read_with_flags (OR them together; 0 = none). */
+#define PSV_READ_UNDIRECTED  1  /* store both directions of every edge: A(j,i) for each A(i,j)  */
+#define PSV_READ_RELABEL     2  /* compact the ids in order of first appearance               */
+
+/**
+ * psv_matrix_read with read options (psv_matrix_read(ctx, path, A) is this call with flags 0).
+ * PSV_READ_RELABEL: the ids that occur in some entry get new ids 0 .. n-1 in order of first
+ * appearance in the file (each line's row id before its column id); the matrix is n x n, rows
+ * and columns sharing one id space. Edge-list and CSV ids may then be any integer 0 .. 2^63-1
+ * (hashed ids): memory grows with the number of distinct ids, never with their magnitude.
+ * Matrix Market and METIS ids stay checked against the file's declared dimensions.
+ * psv_matrix_labels gives the original id of each new one.
+ * PSV_READ_UNDIRECTED: every entry A(i,j) with i != j gets its mirror A(j,i) (a self loop is
+ * stored once). An entry the file gives keeps its own value (duplicates combined first, as
+ * without the option); a mirror the file does not give takes A(i,j)'s value. Applied after
+ * relabelling; needs a square matrix (PSV_ERROR_DIMENSION_MISMATCH otherwise).
+ * A .psv file (psv_matrix_write) takes both options too; its relabelling order is that of its
+ * entries (by row, then column).
+ * @param[in]  flags  PSV_READ_* bits
+ * @param[out] A      the matrix; untouched on failure
+ * @return as psv_matrix_read; PSV_ERROR_INVALID_VALUE (unknown flag bits);
+ *         PSV_ERROR_DIMENSION_MISMATCH (PSV_READ_UNDIRECTED on a matrix that is not square).
+ */
+PSV_API psv_status psv_matrix_read_with_flags(psv_context *ctx, const char *path, int32_t flags,
+                                              psv_matrix **A);
+
+/**
+ * The original ids of a matrix read with PSV_READ_RELABEL: labels[k] is the id, as written in
+ * the file, of row and column k (for Matrix Market and METIS files, 1-based as in the file).
+ * @param[out]    labels  *n ids
+ * @param[in,out] n       in: capacity of labels; out: number written (nrows(A))
+ * @return PSV_SUCCESS; PSV_NO_VALUE (A was not relabelled: labels and *n untouched);
+ *         PSV_ERROR_NULL_POINTER (A, labels or n); PSV_ERROR_UNINITIALIZED_OBJECT;
+ *         PSV_ERROR_INSUFFICIENT_SPACE (*n < nrows(A); nothing written, *n untouched).
+ */
+PSV_API psv_status psv_matrix_labels(const psv_matrix *A, int64_t *labels, int64_t *n);
 
 /**
  * Write A to path in psv's own binary format (.psv): a versioned 128-byte header (magic

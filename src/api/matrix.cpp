@@ -7,6 +7,7 @@
 #include "core/csr_build.hpp"
 #include "io/psv_format.hpp"
 #include "io/read.hpp"
+#include "io/read_options.hpp"
 #include "api/internal.h"
 
 using namespace psv;
@@ -38,36 +39,72 @@ psv_status psv_matrix_build(psv_context *c, psv_type type, int64_t nrows, int64_
     });
 }
 
-psv_status psv_matrix_read(psv_context *c, const char *path, psv_matrix **A) {
+// A file read into CSR with the read options applied; labels: the original ids (relabel).
+static CsrHost read_csr(const char *path, int32_t flags, bool progress, int32_t &base,
+                        std::vector<int64_t> &labels) {
+    const bool relabel = flags & PSV_READ_RELABEL;
+    Coo coo;
+    if (io::is_psv_file(path)) {  // psv's binary format (regular files only, not "-")
+        CsrHost csr = io::read_psv(path, base);
+        if (!relabel) return (flags & PSV_READ_UNDIRECTED) ? io::undirected(csr) : csr;
+        coo = io::coo_of(csr, base);
+    } else {
+        coo = io::read_file(path, progress, relabel);
+    }
+    if (relabel) labels = io::relabel(coo);
+    base = coo.index_base;
+    const int64_t nvals = (int64_t)coo.rows.size();
+    const void *values = nullptr;
+    if (!coo.pattern) {
+        if (coo.type == PSV_FP64) values = coo.fvalues.data();
+        else if (coo.type == PSV_INT64) values = coo.ivalues.data();
+        else fail(PSV_ERROR_PANIC, "reader produced an unexpected value type");
+    }
+    CsrHost csr = build_csr(coo.nrows, coo.ncols, nvals, coo.rows.data(), coo.cols.data(), values,
+                            coo.type, coo.dup);
+    coo = Coo();  // release the tuples before building the form
+    return (flags & PSV_READ_UNDIRECTED) ? io::undirected(csr) : csr;
+}
+
+psv_status psv_matrix_read_with_flags(psv_context *c, const char *path, int32_t flags,
+                                      psv_matrix **A) {
     ContextCore *ctx = nullptr;
     return guard("psv_matrix_read", ctx, [&] {
         ctx = check_context(c, "ctx");
         need(path, "path");
         need(A, "A");
         std::lock_guard<std::recursive_mutex> g(ctx->mutex);
-        if (io::is_psv_file(path)) {  // psv's binary format (regular files only, not "-")
-            int32_t base = 0;
-            CsrHost csr = io::read_psv(path, base);
-            *A = new_matrix(c->core, std::move(csr));
-            (*A)->index_base = base;
-            return PSV_SUCCESS;
-        }
-        Coo coo = io::read_file(path, ctx->defaults.progress);
-        const int64_t nvals = (int64_t)coo.rows.size();
-        const void *values = nullptr;
-        if (!coo.pattern) {
-            if (coo.type == PSV_FP64) values = coo.fvalues.data();
-            else if (coo.type == PSV_INT64) values = coo.ivalues.data();
-            else fail(PSV_ERROR_PANIC, "reader produced an unexpected value type");
-        }
-        CsrHost csr = build_csr(coo.nrows, coo.ncols, nvals, coo.rows.data(), coo.cols.data(), values,
-                                coo.type, coo.dup);
-        std::vector<int64_t>().swap(coo.rows);  // release the tuples before building the form
-        std::vector<int64_t>().swap(coo.cols);
-        std::vector<double>().swap(coo.fvalues);
-        std::vector<int64_t>().swap(coo.ivalues);
-        *A = new_matrix(c->core, std::move(csr));
-        (*A)->index_base = coo.index_base;
+        if (flags & ~(PSV_READ_UNDIRECTED | PSV_READ_RELABEL))
+            fail(PSV_ERROR_INVALID_VALUE, format("flags: unknown read option bits 0x%x",
+                                                 (unsigned)flags));
+        int32_t base = 0;
+        std::vector<int64_t> labels;
+        CsrHost csr = read_csr(path, flags, ctx->defaults.progress, base, labels);
+        psv_matrix *m = new_matrix(c->core, std::move(csr));
+        m->index_base = base;
+        m->labels = std::move(labels);
+        *A = m;
+        return PSV_SUCCESS;
+    });
+}
+
+psv_status psv_matrix_read(psv_context *c, const char *path, psv_matrix **A) {
+    return psv_matrix_read_with_flags(c, path, 0, A);
+}
+
+psv_status psv_matrix_labels(const psv_matrix *A, int64_t *labels, int64_t *n) {
+    ContextCore *ctx = nullptr;
+    return guard("psv_matrix_labels", ctx, [&] {
+        check(A, "A", ctx);
+        need(labels, "labels");
+        need(n, "n");
+        std::lock_guard<std::recursive_mutex> g(ctx->mutex);
+        if (A->labels.empty()) return PSV_NO_VALUE;
+        const int64_t k = (int64_t)A->labels.size();
+        if (*n < k)
+            fail(PSV_ERROR_INSUFFICIENT_SPACE, format("capacity %lld < %lld labels", (long long)*n, (long long)k));
+        std::memcpy(labels, A->labels.data(), (size_t)k * sizeof(int64_t));
+        *n = k;
         return PSV_SUCCESS;
     });
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <vector>
 
 #include "core/algo_steps.hpp"
 #include "core/backend.hpp"
@@ -66,6 +67,7 @@ struct psv_matrix_s {
     std::unique_ptr<psv::MatrixStore> store;
     std::unique_ptr<psv::MatrixStore> transpose;  // built on first use, then cached
     int32_t index_base = 0;  // psv_matrix_read: 1 for Matrix Market or METIS files (1-based ids)
+    std::vector<int64_t> labels;  // PSV_READ_RELABEL: the file's id of each row/column, else empty
 };
 
 struct psv_vector_s {

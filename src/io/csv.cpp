@@ -50,7 +50,8 @@ char csv_separator(const char *b, const char *e) {
     return numeric(f[0]) ? 0 : '\t';  // a tab-separated header; tab data is an edge list
 }
 
-Coo read_csv(Input &in, const char *b, const char *e, char sep) {
+Coo read_csv(Input &in, const char *b, const char *e, char sep, bool relabel) {
+    const int64_t max_id = max_edge_id(relabel);
     Coo c;
     int nf = 0;               // fields per line, fixed by the first data line
     int64_t nf_line = 0;      // that line
@@ -88,24 +89,16 @@ Coo read_csv(Input &in, const char *b, const char *e, char sep) {
                                    "lines)",
                                    n, static_cast<long long>(nf_line), nf));
         }
-        int64_t u = edge_vertex(in, f[0], "source");
-        int64_t v = edge_vertex(in, f[1], "target");
+        int64_t u = edge_vertex(in, f[0], "source", max_id);
+        int64_t v = edge_vertex(in, f[1], "target", max_id);
         if (nf == 3) c.fvalues.push_back(edge_weight(in, f[2]));
         c.rows.push_back(u);
         c.cols.push_back(v);
         maxid = std::max(maxid, std::max(u, v));
     } while (in.next(b, e));
     if (c.rows.empty()) parse_error(in, "empty file (no edges)");
-    c.nrows = c.ncols = maxid + 1;
-    if (nf == 3) {
-        c.type = PSV_FP64;
-        c.pattern = false;
-        c.dup = PSV_PLUS;
-    } else {
-        c.type = PSV_FP32;
-        c.pattern = true;
-        c.dup = PSV_NOOP;
-    }
+    c.nrows = c.ncols = relabel ? 0 : maxid + 1;
+    set_value_kind(c, nf == 3 ? PSV_FP64 : kPattern);
     in.finish(static_cast<int64_t>(c.rows.size()));
     return c;
 }

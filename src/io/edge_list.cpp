@@ -35,7 +35,8 @@ inline const char *fast_pair(const char *p, const char *e, int64_t &u, int64_t &
 // The reader's state across lines.
 class EdgeReader {
 public:
-    explicit EdgeReader(Input &in) : in_(in) {}
+    EdgeReader(Input &in, bool relabel)
+        : in_(in), relabel_(relabel), max_id_(max_edge_id(relabel)) {}
 
     // Fast path for the common "u<ws>v[<ws>w]" line with ids below 10^9, once the number of
     // columns is known; false for anything else (including every error), which then goes
@@ -75,25 +76,17 @@ public:
         if (nt > 3) parse_error(in_, "expected 2 or 3 columns 'u v [w]', found more than 3");
         seen_data_ = true;
         columns(nt);
-        int64_t u = edge_vertex(in_, t[0], "source");
-        int64_t v = edge_vertex(in_, t[1], "target");
+        int64_t u = edge_vertex(in_, t[0], "source", max_id_);
+        int64_t v = edge_vertex(in_, t[1], "target", max_id_);
         if (mode_ == 3) c_.fvalues.push_back(edge_weight(in_, t[2]));
         add(u, v);
     }
 
     Coo finish() {
         if (c_.rows.empty()) parse_error(in_, "empty file (no edges)");
-        int64_t n = std::max(header_, maxid_ + 1);
+        int64_t n = relabel_ ? 0 : std::max(header_, maxid_ + 1);
         c_.nrows = c_.ncols = n;
-        if (mode_ == 3) {
-            c_.type = PSV_FP64;
-            c_.pattern = false;
-            c_.dup = PSV_PLUS;
-        } else {
-            c_.type = PSV_FP32;
-            c_.pattern = true;
-            c_.dup = PSV_NOOP;  // ignored for a pattern: duplicates count once
-        }
+        set_value_kind(c_, mode_ == 3 ? PSV_FP64 : kPattern);
         in_.finish(static_cast<int64_t>(c_.rows.size()));
         return std::move(c_);
     }
@@ -142,6 +135,8 @@ private:
     }
 
     Input &in_;
+    const bool relabel_;
+    const int64_t max_id_;
     Coo c_;
     int mode_ = 0;            // 2 or 3 columns, fixed by the first edge line
     int64_t mode_line_ = 0;   // the line that fixed it
@@ -153,8 +148,8 @@ private:
 
 }  // namespace
 
-Coo read_edge_list(Input &in, const char *b, const char *e) {
-    EdgeReader r(in);
+Coo read_edge_list(Input &in, const char *b, const char *e, bool relabel) {
+    EdgeReader r(in, relabel);
     r.line(b, e);
     while (in.next(b, e))
         if (!r.fast_line(b, e)) r.line(b, e);

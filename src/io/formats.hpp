@@ -16,8 +16,9 @@ constexpr int64_t kMaxNnz = int64_t(1) << 62;  // declared entries at most
 // Matrix Market; `b, e` is the banner line (already read).
 psv::Coo read_matrix_market(Input &in, const char *b, const char *e);
 
-// A SNAP-style edge list; `b, e` is the file's first line (already read).
-psv::Coo read_edge_list(Input &in, const char *b, const char *e);
+// A SNAP-style edge list; `b, e` is the file's first line (already read). relabel: ids up to
+// 2^63-1 are taken and the dimensions left 0 (relabel() sets them).
+psv::Coo read_edge_list(Input &in, const char *b, const char *e, bool relabel);
 
 // A METIS graph; `b, e` is the header line "n m [fmt [ncon]]" (already read). metis_header_like:
 // the line is 2 to 4 unsigned integers.
@@ -26,21 +27,37 @@ bool metis_header_like(const char *b, const char *e);
 
 // A CSV edge list separated by `sep` (',', ';' or '\t'); `b, e` is its first non-comment line.
 // csv_separator: the separator a first data line says the file is CSV with, or 0 (not CSV):
-// ',' or ';' when the line holds one, '\t' for a tab-separated header line.
-psv::Coo read_csv(Input &in, const char *b, const char *e, char sep);
+// ',' or ';' when the line holds one, '\t' for a tab-separated header line. relabel: as for
+// read_edge_list.
+psv::Coo read_csv(Input &in, const char *b, const char *e, char sep, bool relabel);
 char csv_separator(const char *b, const char *e);
 
-// The edge-list readers' (SNAP, CSV) 0-based vertex id and weight tokens, or the error.
-inline int64_t edge_vertex(const Input &in, const Tok &t, const char *what) {
+// Value kinds of a read: no values (a pattern PSV_FP32 matrix, duplicates counting once) or
+// weights of type PSV_FP64 or PSV_INT64 (duplicates summed).
+constexpr psv_type kPattern = 0;
+inline void set_value_kind(psv::Coo &c, psv_type weights) {
+    c.pattern = weights == kPattern;
+    c.type = c.pattern ? PSV_FP32 : weights;
+    c.dup = c.pattern ? PSV_NOOP : PSV_PLUS;  // NOOP: ignored for a pattern
+}
+
+// The largest 0-based vertex id of an edge list (SNAP, CSV): any non-negative int64 when the ids
+// are relabelled (PSV_READ_RELABEL), else the last index of the largest dimension.
+inline int64_t max_edge_id(bool relabel) { return relabel ? INT64_MAX : kMaxDim - 1; }
+
+// The edge-list readers' 0-based vertex id (at most max_id) and weight tokens, or the error.
+inline int64_t edge_vertex(const Input &in, const Tok &t, const char *what, int64_t max_id) {
     int64_t v = 0;
     Num r = scan_int(t.b, t.e, v, false);
     if (r == Num::bad)
         parse_error(in, format("%s is not a vertex id: '%s'", what, show(t.b, t.e).c_str()));
     if (r == Num::negative)
         parse_error(in, format("%s is a negative vertex id: %s", what, show(t.b, t.e).c_str()));
-    if (r == Num::overflow || v > kMaxDim - 1)
-        index_error(in, format("%s vertex id %s is too large (at most 2^31-2)", what,
-                               show(t.b, t.e).c_str()));
+    if (r == Num::overflow || v > max_id)
+        index_error(in, format("%s vertex id %s is too large (at most %s)", what,
+                               show(t.b, t.e).c_str(),
+                               max_id == INT64_MAX ? "2^63-1" : "2^31-2; --relabel reads any "
+                                                                "id up to 2^63-1"));
     return v;
 }
 

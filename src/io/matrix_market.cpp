@@ -109,11 +109,9 @@ Coo make_coo(const Input &in, const Header &h) {
     c.index_base = 1;
     c.nrows = h.nrows;
     c.ncols = h.ncols;
-    switch (h.field) {
-    case Field::real: c.type = PSV_FP64; c.pattern = false; c.dup = PSV_PLUS; break;
-    case Field::integer: c.type = PSV_INT64; c.pattern = false; c.dup = PSV_PLUS; break;
-    case Field::pattern: c.type = PSV_FP32; c.pattern = true; c.dup = PSV_NOOP; break;
-    }
+    set_value_kind(c, h.field == Field::real      ? PSV_FP64
+                      : h.field == Field::integer ? PSV_INT64
+                                                  : kPattern);
     // Never reserve more than the file can hold: an entry takes at least 4 bytes ("1 1\n").
     uint64_t bound = in.data_bytes_estimate() / 4 + 16;
     uint64_t want = std::min<uint64_t>(static_cast<uint64_t>(h.nnz), bound);

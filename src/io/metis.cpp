@@ -79,15 +79,7 @@ Coo read_metis(Input &in, const char *b, const char *e) {
     Coo c;
     c.index_base = 1;
     c.nrows = c.ncols = n;
-    if (has_ewgt) {
-        c.type = PSV_INT64;
-        c.pattern = false;
-        c.dup = PSV_PLUS;
-    } else {
-        c.type = PSV_FP32;
-        c.pattern = true;
-        c.dup = PSV_NOOP;
-    }
+    set_value_kind(c, has_ewgt ? PSV_INT64 : kPattern);
     // Memory as the input allows: each listed neighbour takes at least two bytes.
     reserve_all(c, std::min<uint64_t>(static_cast<uint64_t>(m) * 2,
                                       in.data_bytes_estimate() / 2 + 1024),

@@ -69,7 +69,7 @@ bool is_text_line(const char *b, const char *e) {
 
 }  // namespace
 
-Coo read_file(const std::string &path, bool progress) {
+Coo read_file(const std::string &path, bool progress, bool relabel) {
     detail::Input in(path, progress);
     const char *b = nullptr, *e = nullptr;
     if (!in.next(b, e)) {
@@ -93,12 +93,12 @@ Coo read_file(const std::string &path, bool progress) {
     // The first data line decides between CSV and a whitespace edge list.
     while (detail::is_comment(b, e) || blank(b, e))
         if (!in.next(b, e)) break;
-    if (char sep = detail::csv_separator(b, e)) return detail::read_csv(in, b, e, sep);
+    if (char sep = detail::csv_separator(b, e)) return detail::read_csv(in, b, e, sep, relabel);
     if (!detail::is_comment(b, e) && !blank(b, e) && !number_start(b, e))
         detail::parse_error(in, "not a Matrix Market banner, an edge list, CSV or METIS header: "
                                 "psv reads Matrix Market (.mtx), SNAP/whitespace edge lists, CSV "
                                 "edge lists and METIS graphs (.graph), plain or gzip");
-    return detail::read_edge_list(in, b, e);
+    return detail::read_edge_list(in, b, e, relabel);
 }
 
 }  // namespace psv::io

@@ -12,6 +12,8 @@ namespace psv::io {
 //  PSV_ERROR_INVALID_INDEX: index out of range, message names the line). std::bad_alloc may propagate.
 // progress: if true and the read takes more than a second, print progress lines to stderr
 // ("psv: reading FILE: 45% (12.3 MB)") at most about once a second, and a final line.
+// relabel: edge-list and CSV ids may be up to 2^63-1 and their dimensions are left 0, for
+// relabel() (read_options.hpp) to compact them.
 //
 // The format is detected from the content: gzip (magic 1f 8b) is decompressed transparently;
 // then a first line starting with "%%MatrixMarket" means Matrix Market (coordinate; real,
@@ -21,6 +23,6 @@ namespace psv::io {
 // a first data line starting with a number a SNAP-style 0-based edge list ("u v" or "u v w"
 // lines; '#'/'%' comments; an optional first line holding the vertex count; an optional last
 // line "-1" as an end marker). Anything else is an error naming the formats psv reads.
-psv::Coo read_file(const std::string &path, bool progress);
+psv::Coo read_file(const std::string &path, bool progress, bool relabel = false);
 
 }  // namespace psv::io
