@@ -67,6 +67,8 @@ module psv_c
   integer(c_int32_t), parameter :: PSV_KERNEL_TILE_COMPOSITE = 1
   integer(c_int32_t), parameter :: PSV_KERNEL_TILE_COO = 2
   integer(c_int32_t), parameter :: PSV_KERNEL_CSR = 3
+  integer(c_int32_t), parameter :: PSV_READ_UNDIRECTED = 1
+  integer(c_int32_t), parameter :: PSV_READ_RELABEL = 2
 
   type, bind(C) :: psv_matrix_info
     integer(c_int64_t) :: nrows
@@ -215,6 +217,26 @@ module psv_c
       type(c_ptr), intent(out) :: A  ! psv_matrix **
       integer(c_int32_t) :: psv_matrix_read  ! returns psv_status
     end function psv_matrix_read
+
+    function psv_matrix_read_with_flags(ctx, path, flags, A) bind(C, &
+        name="psv_matrix_read_with_flags")
+      import
+      implicit none
+      type(c_ptr), value :: ctx  ! psv_context *
+      character(kind=c_char), intent(in) :: path(*)  ! const char *
+      integer(c_int32_t), value :: flags  ! int32_t
+      type(c_ptr), intent(out) :: A  ! psv_matrix **
+      integer(c_int32_t) :: psv_matrix_read_with_flags  ! returns psv_status
+    end function psv_matrix_read_with_flags
+
+    function psv_matrix_labels(A, labels, n) bind(C, name="psv_matrix_labels")
+      import
+      implicit none
+      type(c_ptr), value :: A  ! const psv_matrix *
+      integer(c_int64_t), intent(out), optional :: labels(*)  ! int64_t *
+      integer(c_int64_t), intent(inout), optional :: n  ! int64_t *
+      integer(c_int32_t) :: psv_matrix_labels  ! returns psv_status
+    end function psv_matrix_labels
 
     function psv_matrix_write(A, path) bind(C, name="psv_matrix_write")
       import

@@ -74,6 +74,8 @@ const PSV_KERNEL_AUTO = Int32(0)
 const PSV_KERNEL_TILE_COMPOSITE = Int32(1)
 const PSV_KERNEL_TILE_COO = Int32(2)
 const PSV_KERNEL_CSR = Int32(3)
+const PSV_READ_UNDIRECTED = Int32(1)
+const PSV_READ_RELABEL = Int32(2)
 
 const psv_context = Cvoid  # opaque handle, used as Ptr{psv_context}
 const psv_matrix = Cvoid  # opaque handle, used as Ptr{psv_matrix}
@@ -156,6 +158,12 @@ psv_matrix_build(ctx, type_, nrows, ncols, nvals, rows, cols, values, dup, A) =
 
 psv_matrix_read(ctx, path, A) =
     ccall((:psv_matrix_read, libpsv), psv_status, (Ptr{psv_context}, Cstring, Ptr{Ptr{psv_matrix}}), ctx, path, A)
+
+psv_matrix_read_with_flags(ctx, path, flags, A) =
+    ccall((:psv_matrix_read_with_flags, libpsv), psv_status, (Ptr{psv_context}, Cstring, Int32, Ptr{Ptr{psv_matrix}}), ctx, path, flags, A)
+
+psv_matrix_labels(A, labels, n) =
+    ccall((:psv_matrix_labels, libpsv), psv_status, (Ptr{psv_matrix}, Ptr{Int64}, Ptr{Int64}), A, labels, n)
 
 psv_matrix_write(A, path) =
     ccall((:psv_matrix_write, libpsv), psv_status, (Ptr{psv_matrix}, Cstring), A, path)
@@ -275,6 +283,8 @@ export psv_semiring_create
 export psv_semiring_free
 export psv_matrix_build
 export psv_matrix_read
+export psv_matrix_read_with_flags
+export psv_matrix_labels
 export psv_matrix_write
 export psv_matrix_free
 export psv_matrix_nrows
@@ -369,6 +379,8 @@ export PSV_KERNEL_AUTO
 export PSV_KERNEL_TILE_COMPOSITE
 export PSV_KERNEL_TILE_COO
 export PSV_KERNEL_CSR
+export PSV_READ_UNDIRECTED
+export PSV_READ_RELABEL
 export psv_status
 export psv_backend
 export psv_type

@@ -2,8 +2,9 @@
 # The psv program (tools/psv.c) as a user runs it: standard input and pipes give what the file
 # gives (ids 1-based for Matrix Market, decided in the one read), hostile dimensions fail fast,
 # exit status 3 when not converged, options a command does not take and bad numbers rejected
-# naming the option, --output checked before anything is computed, no GPU explained, and
-# psv convert's .psv giving what its file gives.
+# naming the option, --output checked before anything is computed, no GPU explained,
+# psv convert's .psv giving what its file gives, and the read options --undirected and
+# --relabel (hashed ids giving the compacted file's ranks under the file's ids).
 # usage: test_cli.sh PSV DATA_DIR
 PSV="$1"
 DATA="$2"
@@ -116,6 +117,50 @@ if [ $r -eq 2 ] && grep -q "output file" "$T/err"; then ok; else bad "convert wi
 $PSV convert "$K" "$T/x.psv" --damping 0.5 > /dev/null 2> "$T/err"; r=$?
 if [ $r -eq 2 ] && grep -q -- "--damping" "$T/err" && [ ! -e "$T/x.psv" ]; then ok
 else bad "convert --damping: exit $r"; fi
+
+# --- read options: --undirected, --relabel --------------------------------------------------
+# --undirected = the file with every edge also listed reversed (duplicates count once).
+gzip -dc "$W" | awk '!/^[#%]/ { print; print $2, $1 }' > "$T/sym.txt"
+$PSV pagerank "$W" --undirected --backend cpu > "$T/u.out" 2>/dev/null; r1=$?
+$PSV pagerank "$T/sym.txt" --backend cpu > "$T/s.out" 2>/dev/null; r2=$?
+if [ $r1 -eq 0 ] && [ $r2 -eq 0 ] && [ -s "$T/u.out" ] && cmp -s "$T/u.out" "$T/s.out"; then ok
+else bad "pagerank --undirected differs from the symmetrized file (exit $r1 $r2)"; fi
+# --relabel: ids near 2^62 (hashed-like) give the compacted file's ranks, printed with the
+# file's ids; compact ids in order of first appearance, as the map below assigns them.
+gzip -dc "$DATA/email-Eu-core.txt.gz" | awk '!/^[#%]/ {
+    for (k = 1; k <= 2; ++k) { h[k] = sprintf("46116860184%08d", $k); if (!(h[k] in c)) { c[h[k]] = n + 0; print n + 0, h[k] > "'"$T"'/map"; ++n } }
+    print h[1], h[2] > "'"$T"'/hashed.txt"; print c[h[1]], c[h[2]] > "'"$T"'/compact.txt" }'
+$PSV pagerank "$T/hashed.txt" --relabel --backend cpu > "$T/h.out" 2>/dev/null; r1=$?
+$PSV pagerank "$T/compact.txt" --backend cpu 2>/dev/null | awk 'NR == FNR { id[$1] = $2; next } { print id[$1], $2 }' "$T/map" - > "$T/c.out"
+if [ $r1 -eq 0 ] && [ -s "$T/h.out" ] && cmp -s "$T/h.out" "$T/c.out"; then ok
+else bad "pagerank --relabel on hashed ids differs from the compacted file (exit $r1)"; fi
+$PSV pagerank "$T/hashed.txt" --backend cpu > /dev/null 2> "$T/err"; r=$?
+if [ $r -eq 1 ] && grep -q -- "--relabel" "$T/err"; then ok
+else bad "hashed ids without --relabel: exit $r: $(cat "$T/err")"; fi
+# standard input = the file, both options, every command
+q=$(sed -n 2p "$T/map" | cut -d' ' -f2)
+for cmd in "pagerank" "hits" "rwr --query $q" "info"; do
+    $PSV $cmd "$T/hashed.txt" --relabel --undirected --backend cpu > "$T/file.out" 2>/dev/null; r1=$?
+    gzip -c "$T/hashed.txt" | $PSV $cmd - --relabel --undirected --backend cpu > "$T/dash.out" 2>/dev/null; r2=$?
+    [ "$cmd" = info ] && sed -i '/^file\|^build/d' "$T/file.out" "$T/dash.out"
+    if [ $r1 -eq 0 ] && [ $r2 -eq 0 ] && [ -s "$T/file.out" ] && cmp -s "$T/file.out" "$T/dash.out"; then ok
+    else bad "$cmd --relabel --undirected: stdin differs from the file (exit $r1 $r2)"; fi
+done
+# rwr --query takes the file's ids; one no edge names is refused
+top=$($PSV rwr "$T/hashed.txt" --relabel --query "$q" --top 1 --backend cpu 2>/dev/null | cut -d' ' -f1)
+if [ "$top" = "$q" ]; then ok; else bad "rwr --relabel: top vertex '$top', want the query $q"; fi
+$PSV rwr "$T/hashed.txt" --relabel --query 5 --backend cpu > /dev/null 2> "$T/err"; r=$?
+if [ $r -eq 1 ] && grep -q "not in the graph" "$T/err"; then ok; else bad "rwr --relabel absent query: exit $r"; fi
+# Matrix Market: the file's 1-based ids
+top=$($PSV pagerank "$K" --relabel --backend cpu --top 3 2>/dev/null | cut -d' ' -f1 | tr '\n' ' ')
+if [ "$top" = "34 1 33 " ]; then ok; else bad "karate --relabel: top 3 '$top', want '34 1 33 '"; fi
+# convert keeps no labels: --relabel refused; --undirected taken
+$PSV convert "$K" "$T/r.psv" --relabel > /dev/null 2> "$T/err"; r=$?
+if [ $r -eq 2 ] && grep -q -- "--relabel" "$T/err" && [ ! -e "$T/r.psv" ]; then ok
+else bad "convert --relabel: exit $r"; fi
+$PSV convert "$W" "$T/u.psv" --undirected --backend cpu > /dev/null 2>&1 &&
+    $PSV pagerank "$T/u.psv" --backend cpu > "$T/up.out" 2>/dev/null
+if cmp -s "$T/up.out" "$T/u.out"; then ok; else bad "convert --undirected: ranks differ"; fi
 
 # --- --backend cuda without a GPU says why -----------------------------------------------------
 $PSV info "$K" --backend cuda > /dev/null 2> "$T/err"; r=$?

@@ -585,55 +585,33 @@ class Matrix(_Handle):
 # ---- reading files -----------------------------------------------------------------------------
 
 def read(path, ctx=None, undirected=False, relabel=False):
-    """Read a Matrix Market file or a SNAP-style edge list (plain or .gz) with psv_matrix_read.
+    """Read a graph or matrix file (Matrix Market, SNAP or CSV edge list, METIS, .psv; plain or
+    .gz; "-" is standard input) with psv_matrix_read_with_flags.
 
     undirected=True stores both directions: every entry (i, j) gets a mirror (j, i); an entry the
-    file gives keeps its own value, a missing mirror takes A(i, j)'s (pattern matrices: both
-    present). Needs a square matrix.
+    file gives keeps its own value, a missing mirror takes A(i, j)'s (a self loop once). Needs a
+    square matrix.
     relabel=True compacts the ids: the ids that occur in some entry get new ids 0 .. n-1 in
-    order of first appearance scanning the entries as psv_matrix_extract_tuples gives them
-    (sorted by row, then column), row id before column id; A.labels[new] is the original id
-    (psv's 0-based index: for Matrix Market, the file's id - 1). The result is n x n.
-    Both are done in numpy over the extracted tuples and rebuilt with psv_matrix_build."""
+    order of first appearance in the file (a line's row id before its column id), so edge-list
+    ids may be anything up to 2^63-1; A.labels[new] is the id as written in the file (1-based
+    for Matrix Market). The result is n x n. Both are done by the C reader."""
     ctx = _ctx(ctx)
     h = c_void_p()
-    _check(lib.psv_matrix_read(ctx.handle, os.fsencode(os.fspath(path)), byref(h)),
-           ctx, "psv_matrix_read")
+    flags = (_lib.READ_UNDIRECTED if undirected else 0) | (_lib.READ_RELABEL if relabel else 0)
+    _check(lib.psv_matrix_read_with_flags(ctx.handle, os.fsencode(os.fspath(path)), flags,
+                                          byref(h)),
+           ctx, "psv_matrix_read_with_flags")
     A = Matrix._wrap(ctx, h)
-    if not undirected and not relabel:
-        return A
-    with A:
-        rows, cols, vals = A.tuples()
-        dtype, pattern, shape = A.dtype, A.is_pattern, A.shape
-    labels = None
     if relabel:
-        seq = np.empty(2 * rows.size, dtype=np.int64)
-        seq[0::2] = rows
-        seq[1::2] = cols
-        uniq, first, inv = np.unique(seq, return_index=True, return_inverse=True)
-        order = np.argsort(first, kind="stable")
-        labels = uniq[order]
-        new_of = np.empty(uniq.size, dtype=np.int64)
-        new_of[order] = np.arange(uniq.size, dtype=np.int64)
-        seq = new_of[inv.reshape(-1)]
-        rows, cols = seq[0::2].copy(), seq[1::2].copy()
-        shape = (uniq.size, uniq.size)
-    if undirected:
-        if shape[0] != shape[1]:
-            _fail(_lib.PSV_ERROR_DIMENSION_MISMATCH,
-                  "undirected needs a square matrix, not %dx%d" % shape, "psv.read")
-        r2 = np.concatenate((rows, cols))
-        c2 = np.concatenate((cols, rows))
-        if pattern:
-            rows, cols = r2, c2  # psv_matrix_build counts a pattern's duplicates once
+        labels = np.empty(A.shape[0], dtype=np.int64)
+        n = c_int64(labels.size)
+        st = lib.psv_matrix_labels(h, _addr(labels), byref(n))
+        if st == _lib.PSV_NO_VALUE:  # nothing to relabel (an empty .psv file)
+            labels = labels[:0]
         else:
-            v2 = np.concatenate((vals, vals))
-            # Keep the first of each (i, j): the file's own entries come before the mirrors.
-            _, keep = np.unique(r2 * np.int64(shape[1]) + c2, return_index=True)
-            rows, cols, vals = r2[keep], c2[keep], v2[keep]
-    return Matrix._build(ctx, dtype, shape, np.ascontiguousarray(rows),
-                         np.ascontiguousarray(cols),
-                         None if pattern else np.ascontiguousarray(vals), 0, labels)
+            _check(st, ctx, "psv_matrix_labels")
+        A.labels = labels
+    return A
 
 
 # ---- products ----------------------------------------------------------------------------------

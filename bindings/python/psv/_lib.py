@@ -58,6 +58,9 @@ DESC_MASK_COMPLEMENT = 2
 DESC_MASK_STRUCTURE = 4
 DESC_REPLACE = 8
 
+READ_UNDIRECTED = 1
+READ_RELABEL = 2
+
 OPTIONS = {"tile_width": 1, "max_tiles": 2, "workload_size": 3, "kernel": 4, "progress": 5}
 KERNELS = {"auto": 0, "tile-composite": 1, "tile-coo": 2, "csr": 3}
 KERNEL_NAMES = {v: k for k, v in KERNELS.items()}
@@ -163,6 +166,8 @@ _PROTOTYPES = {
     "psv_matrix_build": (c_int32, [_H, c_int32, c_int64, c_int64, c_int64, _P, _P, _P, c_int32,
                                    _HP]),
     "psv_matrix_read": (c_int32, [_H, c_char_p, _HP]),
+    "psv_matrix_read_with_flags": (c_int32, [_H, c_char_p, c_int32, _HP]),
+    "psv_matrix_labels": (c_int32, [_H, _P, _I64P]),
     "psv_matrix_write": (c_int32, [_H, c_char_p]),
     "psv_matrix_free": (None, [_HP]),
     "psv_matrix_nrows": (c_int32, [_H, _I64P]),

@@ -237,8 +237,8 @@ def test_read_relabel(ctx, tmp_path):
         T = A.to_scipy().tocoo()
         edges = {(int(labels[i]), int(labels[j])) for i, j in zip(T.row, T.col)}
         assert edges == {(10, 5), (5, 100), (10, 100), (100, 100)}
-        # first appearance scanning entries sorted by (row, col), row before column
-        assert labels.tolist() == [5, 100, 10]
+        # first appearance in the file, a line's row id before its column id
+        assert labels.tolist() == [10, 5, 100]
     with psv.read(path, ctx=ctx, relabel=True, undirected=True) as B:
         assert B.shape == (3, 3) and B.nnz == 7
         labels = np.asarray(B.labels)
@@ -287,17 +287,24 @@ def test_read_pathlike_and_empty(ctx, tmp_path):
         assert not present.any() and np.all(v == 0)
 
 
-@pytest.mark.xfail(raises=psv.PsvError, strict=True,
-                   reason="read(relabel=True) relabels after psv_matrix_read, which refuses ids "
-                          "above 2^31-2 (PSV_ERROR_INVALID_INDEX) and sizes the matrix by the "
-                          "largest id; needs the C reader's option (issue 22)")
 def test_labels_are_ids(ctx, tmp_path):
     p = tmp_path / "big.txt"
-    p.write_text("3000000000 7\n7 3000000000\n")  # ids above 2^31: only relabelled can fit
+    # ids above 2^31 (up to 2^63-1): only relabelled can fit, and nothing is sized by them
+    p.write_text("3000000000 7\n7 3000000000\n9223372036854775807 7\n")
     with psv.read(str(p), ctx=ctx, relabel=True) as A:
-        assert A.shape == (2, 2)
-        assert np.asarray(A.labels).dtype.kind in "iu"
-        assert sorted(int(v) for v in A.labels) == [7, 3000000000]
+        assert A.shape == (3, 3) and A.nnz == 3
+        assert np.asarray(A.labels).dtype == np.int64
+        assert [int(v) for v in A.labels] == [3000000000, 7, 9223372036854775807]
+    with pytest.raises(psv.PsvError) as e:
+        psv.read(str(p), ctx=ctx)
+    assert e.value.name == "PSV_ERROR_INVALID_INDEX"
+
+
+def test_read_relabel_matrix_market_ids(ctx):
+    """Labels are the ids as the file writes them: 1-based for Matrix Market."""
+    with psv.read(refs.data_path("karate.mtx"), ctx=ctx, relabel=True) as A:
+        assert sorted(int(v) for v in A.labels) == list(range(1, 35))
+        assert A.shape == (34, 34) and A.nnz == 156
 
 
 def test_from_scipy_coo_duplicates_summed(ctx):

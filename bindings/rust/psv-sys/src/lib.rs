@@ -72,6 +72,8 @@ pub const PSV_KERNEL_AUTO: i32 = 0;
 pub const PSV_KERNEL_TILE_COMPOSITE: i32 = 1;
 pub const PSV_KERNEL_TILE_COO: i32 = 2;
 pub const PSV_KERNEL_CSR: i32 = 3;
+pub const PSV_READ_UNDIRECTED: i32 = 1;
+pub const PSV_READ_RELABEL: i32 = 2;
 
 /// Opaque handle (`psv_context` in C); only ever used behind a pointer.
 #[repr(C)]
@@ -190,6 +192,13 @@ unsafe extern "C" {
         path: *const c_char,
         A: *mut *mut psv_matrix,
     ) -> psv_status;
+    pub fn psv_matrix_read_with_flags(
+        ctx: *mut psv_context,
+        path: *const c_char,
+        flags: i32,
+        A: *mut *mut psv_matrix,
+    ) -> psv_status;
+    pub fn psv_matrix_labels(A: *const psv_matrix, labels: *mut i64, n: *mut i64) -> psv_status;
     pub fn psv_matrix_write(A: *const psv_matrix, path: *const c_char) -> psv_status;
     pub fn psv_matrix_free(A: *mut *mut psv_matrix);
     pub fn psv_matrix_nrows(A: *const psv_matrix, nrows: *mut i64) -> psv_status;

@@ -345,6 +345,25 @@ fn cstr(p: *const std::os::raw::c_char) -> String {
 ///     psv::Matrix::read(&ctx, "graph.mtx").unwrap()
 /// }; // error[E0597]: `ctx` does not live long enough
 /// ```
+/// Options of `Matrix::read_with` (`PSV_READ_UNDIRECTED`, `PSV_READ_RELABEL`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// Store both directions of every edge (a self loop once).
+    pub undirected: bool,
+    /// Compact the ids in order of first appearance (any id up to 2^63-1).
+    pub relabel: bool,
+}
+
+/// A path as a C string (PSV_ERROR_INVALID_VALUE if it holds a NUL byte).
+fn path_cstring(p: &Path) -> Result<CString> {
+    CString::new(p.as_os_str().as_encoded_bytes()).map_err(|_| {
+        local_error(
+            sys::PSV_ERROR_INVALID_VALUE,
+            format!("path {:?} contains a NUL byte", p),
+        )
+    })
+}
+
 pub struct Matrix<'c> {
     raw: *mut sys::psv_matrix,
     ctx: &'c Context,
@@ -354,29 +373,53 @@ unsafe impl Send for Matrix<'_> {}
 unsafe impl Sync for Matrix<'_> {}
 
 impl<'c> Matrix<'c> {
-    /// Read a Matrix Market file or a SNAP edge list (plain or gzip), see `psv_matrix_read`.
+    /// Read a graph or matrix file (every format psv reads, plain or gzip), see `psv_matrix_read`.
     pub fn read<P: AsRef<Path>>(ctx: &'c Context, path: P) -> Result<Matrix<'c>> {
-        let p = path.as_ref();
-        let c = CString::new(p.as_os_str().as_encoded_bytes()).map_err(|_| {
-            local_error(
-                sys::PSV_ERROR_INVALID_VALUE,
-                format!("path {:?} contains a NUL byte", p),
-            )
-        })?;
+        Self::read_with(ctx, path, ReadOptions::default())
+    }
+
+    /// Read with options (undirected, relabelled ids), see `psv_matrix_read_with_flags`;
+    /// `labels` gives the original ids of a relabelled matrix.
+    pub fn read_with<P: AsRef<Path>>(
+        ctx: &'c Context,
+        path: P,
+        options: ReadOptions,
+    ) -> Result<Matrix<'c>> {
+        let c = path_cstring(path.as_ref())?;
+        let flags = if options.undirected {
+            sys::PSV_READ_UNDIRECTED
+        } else {
+            0
+        } | if options.relabel {
+            sys::PSV_READ_RELABEL
+        } else {
+            0
+        };
         let mut raw = ptr::null_mut();
-        ctx.check(unsafe { sys::psv_matrix_read(ctx.raw, c.as_ptr(), &mut raw) })?;
+        ctx.check(unsafe {
+            sys::psv_matrix_read_with_flags(ctx.raw, c.as_ptr(), flags, &mut raw)
+        })?;
         Ok(Matrix { raw, ctx })
+    }
+
+    /// The file's id of each row/column of a matrix read with `relabel`, else `None`; see
+    /// `psv_matrix_labels`.
+    pub fn labels(&self) -> Result<Option<Vec<i64>>> {
+        let mut n = self.nrows()?;
+        let mut l = vec![0i64; n as usize];
+        let s = self
+            .ctx
+            .check(unsafe { sys::psv_matrix_labels(self.raw, l.as_mut_ptr(), &mut n) })?;
+        if s == sys::PSV_NO_VALUE {
+            return Ok(None);
+        }
+        l.truncate(n as usize);
+        Ok(Some(l))
     }
 
     /// Write in psv's binary format (.psv), see `psv_matrix_write`; `Matrix::read` loads it.
     pub fn write<P: AsRef<Path>>(&self, path: P) -> Result<()> {
-        let p = path.as_ref();
-        let c = CString::new(p.as_os_str().as_encoded_bytes()).map_err(|_| {
-            local_error(
-                sys::PSV_ERROR_INVALID_VALUE,
-                format!("path {:?} contains a NUL byte", p),
-            )
-        })?;
+        let c = path_cstring(path.as_ref())?;
         self.ctx
             .check(unsafe { sys::psv_matrix_write(self.raw, c.as_ptr()) })?;
         Ok(())

@@ -1,5 +1,5 @@
 //! The safe API against the linked libpsv (CPU backend): values, ownership, error paths.
-use psv::{mxv, Backend, Context, Descriptor, Matrix, Op, Semiring, Type, Vector};
+use psv::{mxv, Backend, Context, Descriptor, Matrix, Op, ReadOptions, Semiring, Type, Vector};
 use psv_sys as sys;
 
 fn cpu() -> Context {
@@ -242,4 +242,30 @@ fn other_algorithms() {
         psv::rwr(&a, 7, 0.9, 1e-9, 10).unwrap_err().status,
         sys::PSV_ERROR_INVALID_INDEX
     );
+}
+
+#[test]
+fn read_options_relabel_and_undirected() {
+    let ctx = cpu();
+    let dir = std::env::temp_dir().join(format!("psv-rust-ropt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("h.txt");
+    std::fs::write(&p, "9223372036854775807 7\n7 3000000000\n").unwrap();
+    assert!(Matrix::read(&ctx, &p).is_err()); // ids above 2^31-2 need relabel
+    let relabel = ReadOptions {
+        relabel: true,
+        ..Default::default()
+    };
+    let a = Matrix::read_with(&ctx, &p, relabel).unwrap();
+    assert_eq!(a.nrows().unwrap(), 3);
+    assert_eq!(a.labels().unwrap(), Some(vec![i64::MAX, 7, 3000000000]));
+    let both = ReadOptions {
+        relabel: true,
+        undirected: true,
+    };
+    let u = Matrix::read_with(&ctx, &p, both).unwrap();
+    assert_eq!(u.nvals().unwrap(), 4);
+    let plain = small(&ctx);
+    assert_eq!(plain.labels().unwrap(), None);
+    std::fs::remove_dir_all(&dir).unwrap();
 }
