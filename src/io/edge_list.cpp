@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "io/formats.hpp"
+#include "io/parallel.hpp"
 #include "io/scan.hpp"
 
 namespace psv::io::detail {
@@ -38,29 +39,42 @@ public:
     EdgeReader(Input &in, bool relabel)
         : in_(in), relabel_(relabel), max_id_(max_edge_id(relabel)) {}
 
-    // Fast path for the common "u<ws>v[<ws>w]" line with ids below 10^9, once the number of
-    // columns is known; false for anything else (including every error), which then goes
-    // through line().
-    bool fast_line(const char *b, const char *e) {
-        if (mode_ == 0 || end_marker_) return false;
-        int64_t u, v;
-        const char *p = fast_pair(b, e, u, v);
-        if (!p) return false;
-        if (mode_ == 2) {
-            while (p < e && is_space(*p)) ++p;
-            if (p != e) return false;
-            add(u, v);
-            return true;
-        }
-        const char *wb = p;
-        while (p < e && !is_space(*p)) ++p;
-        const char *we = p;
-        while (p < e && is_space(*p)) ++p;
-        double w;
-        if (p != e || wb == we || scan_double(wb, we, w) != Num::ok) return false;
-        c_.fvalues.push_back(w);
-        add(u, v);
-        return true;
+    // Once the number of columns is known (and no end marker seen), lines are read in blocks,
+    // in parallel (parse_block).
+    bool blocks() const { return mode_ != 0 && !end_marker_; }
+
+    // Parse a block of lines; true if it stopped at a line for line() to read.
+    bool block(const char *b, const char *e) {
+        return parse_block<Part>(
+            in_, b, e,
+            [&](int k, size_t bytes) {
+                Part p;
+                if (k == 0) {  // the data so far, appended to in place
+                    p.rows.swap(c_.rows);
+                    p.cols.swap(c_.cols);
+                    p.w.swap(c_.fvalues);
+                } else {
+                    size_t lines = static_cast<size_t>(static_cast<double>(bytes) / bpl_) + 16;
+                    p.rows.reserve(lines);
+                    p.cols.reserve(lines);
+                    if (mode_ == 3) p.w.reserve(lines);
+                }
+                return p;
+            },
+            [&](const char *lb, const char *le, Part &p) { return take(lb, le, p); },
+            [&](Part &p, int k) {
+                if (k == 0) {
+                    c_.rows.swap(p.rows);
+                    c_.cols.swap(p.cols);
+                    c_.fvalues.swap(p.w);
+                } else {
+                    c_.rows.insert(c_.rows.end(), p.rows.begin(), p.rows.end());
+                    c_.cols.insert(c_.cols.end(), p.cols.begin(), p.cols.end());
+                    c_.fvalues.insert(c_.fvalues.end(), p.w.begin(), p.w.end());
+                }
+                maxid_ = std::max(maxid_, p.maxid);
+                return true;
+            });
     }
 
     // Any line: comments, blank lines, the header, the end marker, an edge; or an error.
@@ -92,6 +106,55 @@ public:
     }
 
 private:
+    // A share of a block's edges.
+    struct Part {
+        std::vector<int64_t> rows, cols;
+        std::vector<double> w;
+        int64_t maxid = -1;
+        void add(int64_t u, int64_t v) {
+            rows.push_back(u);
+            cols.push_back(v);
+            maxid = std::max(maxid, std::max(u, v));
+        }
+    };
+
+    // A line as line() reads it, once the columns are fixed: a comment, a blank line or an edge
+    // (into p). False for any other line (a count or end marker, a wrong column count, a bad id
+    // or weight): line() reads it or reports it.
+    bool take(const char *b, const char *e, Part &p) const {
+        int64_t u, v;
+        if (const char *q = fast_pair(b, e, u, v)) {  // "u<ws>v" with ids below 10^9
+            const char *wb = q;
+            while (q < e && !is_space(*q)) ++q;
+            const char *we = q;
+            while (q < e && is_space(*q)) ++q;
+            double w;
+            if (q == e && mode_ == 2 && wb == we) {
+                p.add(u, v);
+                return true;
+            }
+            if (q == e && mode_ == 3 && wb != we && scan_double(wb, we, w) == Num::ok) {
+                p.w.push_back(w);
+                p.add(u, v);
+                return true;
+            }
+        }
+        if (is_comment(b, e)) return true;
+        Tok t[4];
+        int nt = tokenize(b, e, t, 3);
+        if (nt == 0) return true;
+        if (nt != mode_) return false;
+        if (scan_int(t[0].b, t[0].e, u, false) != Num::ok || u > max_id_) return false;
+        if (scan_int(t[1].b, t[1].e, v, false) != Num::ok || v > max_id_) return false;
+        if (mode_ == 3) {
+            double w;
+            if (scan_double(t[2].b, t[2].e, w) != Num::ok) return false;
+            p.w.push_back(w);
+        }
+        p.add(u, v);
+        return true;
+    }
+
     void add(int64_t u, int64_t v) {
         c_.rows.push_back(u);
         c_.cols.push_back(v);
@@ -125,6 +188,7 @@ private:
             mode_line_ = in_.line();
             // Reserve for the whole file, estimated from the bytes per line ahead.
             double bpl = in_.bytes_per_line_ahead();
+            bpl_ = bpl / 1.05;
             double est = static_cast<double>(in_.data_bytes_estimate()) / bpl * 1.05 + 1024.0;
             reserve_all(c_, static_cast<uint64_t>(est), mode_ == 3, false);
         } else if (nt != mode_) {
@@ -144,6 +208,7 @@ private:
     int64_t end_marker_ = 0;  // line of a "-1" end marker
     bool seen_data_ = false;  // a header or an edge has been read
     int64_t maxid_ = -1;
+    double bpl_ = 64.0;  // bytes per line, a little under the estimate (for reserving)
 };
 
 }  // namespace
@@ -151,8 +216,15 @@ private:
 Coo read_edge_list(Input &in, const char *b, const char *e, bool relabel) {
     EdgeReader r(in, relabel);
     r.line(b, e);
-    while (in.next(b, e))
-        if (!r.fast_line(b, e)) r.line(b, e);
+    for (;;) {
+        if (r.blocks()) {
+            const char *bb, *be;
+            if (!in.lines_ahead(bb, be)) break;
+            if (!r.block(bb, be)) continue;
+        }
+        if (!in.next(b, e)) break;
+        r.line(b, e);
+    }
     return r.finish();
 }
 

@@ -12,11 +12,16 @@
 
 #include "core/error.hpp"
 
+#ifdef PSV_HAVE_LIBDEFLATE
+#include <libdeflate.h>
+#endif
+
 namespace psv::io::detail {
 namespace {
 
 constexpr size_t kChunk = size_t(4) << 20;     // bytes per read
-constexpr size_t kMaxLine = size_t(16) << 20;  // a longer line is malformed
+// The largest gzip data inflated at once by libdeflate (it holds the whole data in memory).
+constexpr uint64_t kWholeGzip = uint64_t(2) << 30;
 
 }  // namespace
 
@@ -31,6 +36,10 @@ Input::Input(const std::string &path, bool progress) : path_(path), progress_(pr
         fail(PSV_ERROR_IO, format("cannot read %s: it is a directory", path_.c_str()));
     file_size_ = S_ISREG(st.st_mode) && !std_in ? static_cast<uint64_t>(st.st_size) : 0;
     probe_gzip(S_ISREG(st.st_mode) && !std_in);
+    if (inflate_whole()) {
+        start_ = last_ = std::chrono::steady_clock::now();
+        return;
+    }
     // The buffer first: a constructor that throws after gzopen would leak the gzFile and its
     // file descriptor (the destructor does not run).
     buf_.resize(kChunk);
@@ -69,6 +78,41 @@ void Input::probe_gzip(bool regular) {
     std::fclose(fp);
 }
 
+// A regular, single-member gzip file inflated at once by libdeflate into buf_ (all of the data,
+// eof_ set). False, with nothing changed, where libdeflate is absent or cannot serve: the file is
+// then read through zlib, which reports any damage as it always has.
+bool Input::inflate_whole() {
+#ifdef PSV_HAVE_LIBDEFLATE
+    if (!gz_ || isize_ == 0 || isize_ > kWholeGzip || file_size_ < 18) return false;
+    std::vector<char> packed(static_cast<size_t>(file_size_));
+    FILE *fp = std::fopen(path_.c_str(), "rb");
+    if (!fp) return false;
+    const bool read_all = std::fread(packed.data(), 1, packed.size(), fp) == packed.size();
+    std::fclose(fp);
+    if (!read_all) return false;
+    std::vector<char> data(static_cast<size_t>(isize_));
+    libdeflate_decompressor *d = libdeflate_alloc_decompressor();
+    if (!d) throw std::bad_alloc();
+    size_t in_used = 0, out_used = 0;
+    libdeflate_result r = libdeflate_gzip_decompress_ex(d, packed.data(), packed.size(),
+                                                        data.data(), data.size(), &in_used,
+                                                        &out_used);
+    libdeflate_free_decompressor(d);
+    // ISIZE is the size modulo 2^32 and of the last member only: trust it only when one member
+    // covers the whole file and fills the buffer exactly.
+    if (r != LIBDEFLATE_SUCCESS || in_used != packed.size() || out_used != data.size())
+        return false;
+    buf_.swap(data);
+    end_ = out_used;
+    total_ = out_used;
+    eof_ = true;
+    whole_ = true;
+    return true;
+#else
+    return false;
+#endif
+}
+
 uint64_t Input::data_bytes_estimate() const {
     if (!gz_) return file_size_;
     uint64_t cap = file_size_ * 16;
@@ -76,7 +120,8 @@ uint64_t Input::data_bytes_estimate() const {
 }
 
 double Input::bytes_per_line_ahead() const {
-    const char *s = buf_.data() + pos_, *e = buf_.data() + end_;
+    // A sample of at most 1 MB (the buffer may hold the whole file).
+    const char *s = buf_.data() + pos_, *e = buf_.data() + std::min(end_, pos_ + (size_t(1) << 20));
     size_t lines = 0;
     for (const char *p = s; p < e;) {
         const char *nl = static_cast<const char *>(std::memchr(p, '\n', e - p));
@@ -98,12 +143,15 @@ void Input::finish(int64_t entries) {
                  static_cast<double>(total_) / 1e6, secs);
 }
 
+void Input::long_line() const {
+    fail(PSV_ERROR_PARSE, format("line %lld: line longer than %zu MB (%s)",
+                                 static_cast<long long>(line_ + 1), kMaxLine >> 20,
+                                 path_.c_str()));
+}
+
 void Input::fill() {
     size_t rem = end_ - pos_;
-    if (rem >= kMaxLine)
-        fail(PSV_ERROR_PARSE, format("line %lld: line longer than %zu MB (%s)",
-                                     static_cast<long long>(line_ + 1), kMaxLine >> 20,
-                                     path_.c_str()));
+    if (rem >= kMaxLine) long_line();
     if (pos_ > 0 && rem > 0) std::memmove(buf_.data(), buf_.data() + pos_, rem);
     pos_ = 0;
     end_ = rem;
