@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "io/formats.hpp"
+#include "io/parallel.hpp"
 #include "io/scan.hpp"
 
 namespace psv::io::detail {
@@ -50,57 +51,157 @@ char csv_separator(const char *b, const char *e) {
     return numeric(f[0]) ? 0 : '\t';  // a tab-separated header; tab data is an edge list
 }
 
-Coo read_csv(Input &in, const char *b, const char *e, char sep, bool relabel) {
-    const int64_t max_id = max_edge_id(relabel);
-    Coo c;
-    int nf = 0;               // fields per line, fixed by the first data line
-    int64_t nf_line = 0;      // that line
-    bool first = true;        // the next non-comment line is the first (maybe a header)
-    int64_t maxid = -1;
-    do {
-        if (is_comment(b, e)) continue;
+namespace {
+
+// The reader's state across lines.
+class CsvReader {
+public:
+    CsvReader(Input &in, char sep, bool relabel)
+        : in_(in), sep_(sep), max_id_(max_edge_id(relabel)) {}
+
+    // Once the field count is fixed, lines are read in blocks, in parallel (parse_block).
+    bool blocks() const { return nf_ != 0; }
+
+    // Any line: a comment, a blank line, the header, an edge; or an error.
+    void line(const char *b, const char *e) {
+        if (is_comment(b, e)) return;
         const char *p = b;
         while (p < e && is_space(*p)) ++p;
-        if (p == e) continue;
-        // ',' or ';' other than the separator; a tab in a line without the separator
-        const bool has_sep = std::find(b, e, sep) != e;
-        for (const char *q = b; q < e; ++q)
-            if (*q != sep && (*q == ',' || *q == ';' || (*q == '\t' && !has_sep)))
-                parse_error(in, format("mixed separators: %s in a file separated by %s",
-                                       sep_name(*q), sep_name(sep)));
+        if (p == e) return;
+        if (const char *q = other_separator(b, e))
+            parse_error(in_, format("mixed separators: %s in a file separated by %s",
+                                    sep_name(*q), sep_name(sep_)));
         Tok f[4];
-        int n = split(b, e, sep, f);
-        if (first) {
-            first = false;
-            if (!numeric(f[0])) continue;  // a header line
+        int n = split(b, e, sep_, f);
+        if (first_) {
+            first_ = false;
+            if (!numeric(f[0])) return;  // a header line
         }
         if (n < 2 || n > 3)
-            parse_error(in, format("expected 2 or 3 fields 'u%cv[%cw]' separated by %s, found %s",
-                                   sep, sep, sep_name(sep),
-                                   n > 3 ? "more than 3" : "1"));
-        if (nf == 0) {
-            nf = n;
-            nf_line = in.line();
-            double bpl = in.bytes_per_line_ahead();
-            double est = static_cast<double>(in.data_bytes_estimate()) / bpl * 1.05 + 1024.0;
-            reserve_all(c, static_cast<uint64_t>(est), nf == 3, false);
-        } else if (n != nf) {
-            parse_error(in, format("%d fields, but line %lld has %d (mixed 'u v' and 'u v w' "
-                                   "lines)",
-                                   n, static_cast<long long>(nf_line), nf));
+            parse_error(in_, format("expected 2 or 3 fields 'u%cv[%cw]' separated by %s, found %s",
+                                    sep_, sep_, sep_name(sep_), n > 3 ? "more than 3" : "1"));
+        if (nf_ == 0) {
+            nf_ = n;
+            nf_line_ = in_.line();
+            double bpl = in_.bytes_per_line_ahead();
+            bpl_ = bpl / 1.05;
+            double est = static_cast<double>(in_.data_bytes_estimate()) / bpl * 1.05 + 1024.0;
+            reserve_all(c_, static_cast<uint64_t>(est), nf_ == 3, false);
+        } else if (n != nf_) {
+            parse_error(in_, format("%d fields, but line %lld has %d (mixed 'u v' and 'u v w' "
+                                    "lines)",
+                                    n, static_cast<long long>(nf_line_), nf_));
         }
-        int64_t u = edge_vertex(in, f[0], "source", max_id);
-        int64_t v = edge_vertex(in, f[1], "target", max_id);
-        if (nf == 3) c.fvalues.push_back(edge_weight(in, f[2]));
+        int64_t u = edge_vertex(in_, f[0], "source", max_id_);
+        int64_t v = edge_vertex(in_, f[1], "target", max_id_);
+        if (nf_ == 3) c_.fvalues.push_back(edge_weight(in_, f[2]));
+        add(c_, maxid_, u, v);
+    }
+
+    // Parse a block of lines; true if it stopped at a line for line() to read.
+    bool block(const char *b, const char *e) {
+        return parse_block<Part>(
+            in_, b, e,
+            [&](int k, size_t bytes) {
+                Part p;
+                if (k == 0) {  // the data so far, appended to in place
+                    p.c = std::move(c_);
+                } else {
+                    reserve_all(p.c, static_cast<uint64_t>(static_cast<double>(bytes) / bpl_) + 16,
+                                nf_ == 3, false);
+                }
+                return p;
+            },
+            [&](const char *lb, const char *le, Part &p) { return take(lb, le, p); },
+            [&](Part &p, int k) {
+                if (k == 0) {
+                    c_ = std::move(p.c);
+                } else {
+                    c_.rows.insert(c_.rows.end(), p.c.rows.begin(), p.c.rows.end());
+                    c_.cols.insert(c_.cols.end(), p.c.cols.begin(), p.c.cols.end());
+                    c_.fvalues.insert(c_.fvalues.end(), p.c.fvalues.begin(), p.c.fvalues.end());
+                }
+                maxid_ = std::max(maxid_, p.maxid);
+                return true;
+            });
+    }
+
+    Coo finish(bool relabel) {
+        if (c_.rows.empty()) parse_error(in_, "empty file (no edges)");
+        c_.nrows = c_.ncols = relabel ? 0 : maxid_ + 1;
+        set_value_kind(c_, nf_ == 3 ? PSV_FP64 : kPattern);
+        in_.finish(static_cast<int64_t>(c_.rows.size()));
+        return std::move(c_);
+    }
+
+private:
+    struct Part {
+        Coo c;
+        int64_t maxid = -1;
+    };
+
+    static void add(Coo &c, int64_t &maxid, int64_t u, int64_t v) {
         c.rows.push_back(u);
         c.cols.push_back(v);
         maxid = std::max(maxid, std::max(u, v));
-    } while (in.next(b, e));
-    if (c.rows.empty()) parse_error(in, "empty file (no edges)");
-    c.nrows = c.ncols = relabel ? 0 : maxid + 1;
-    set_value_kind(c, nf == 3 ? PSV_FP64 : kPattern);
-    in.finish(static_cast<int64_t>(c.rows.size()));
-    return c;
+    }
+
+    // ',' or ';' other than the separator, or a tab in a line without the separator.
+    const char *other_separator(const char *b, const char *e) const {
+        const bool has_sep = std::find(b, e, sep_) != e;
+        for (const char *q = b; q < e; ++q)
+            if (*q != sep_ && (*q == ',' || *q == ';' || (*q == '\t' && !has_sep))) return q;
+        return nullptr;
+    }
+
+    // A line as line() reads it once the field count is fixed: a comment, a blank line or an
+    // edge (into p). False for any other line, which line() then reports.
+    bool take(const char *b, const char *e, Part &p) const {
+        if (is_comment(b, e)) return true;
+        const char *q = b;
+        while (q < e && is_space(*q)) ++q;
+        if (q == e) return true;
+        if (other_separator(b, e)) return false;
+        Tok f[4];
+        if (split(b, e, sep_, f) != nf_) return false;
+        int64_t u, v;
+        if (scan_int(f[0].b, f[0].e, u, false) != Num::ok || u > max_id_) return false;
+        if (scan_int(f[1].b, f[1].e, v, false) != Num::ok || v > max_id_) return false;
+        if (nf_ == 3) {
+            double w;
+            if (scan_double(f[2].b, f[2].e, w) != Num::ok) return false;
+            p.c.fvalues.push_back(w);
+        }
+        add(p.c, p.maxid, u, v);
+        return true;
+    }
+
+    Input &in_;
+    const char sep_;
+    const int64_t max_id_;
+    Coo c_;
+    int nf_ = 0;            // fields per line, fixed by the first data line
+    int64_t nf_line_ = 0;   // that line
+    bool first_ = true;     // the next non-comment line is the first (maybe a header)
+    int64_t maxid_ = -1;
+    double bpl_ = 64.0;     // bytes per line, a little under the estimate (for reserving)
+};
+
+}  // namespace
+
+Coo read_csv(Input &in, const char *b, const char *e, char sep, bool relabel) {
+    CsvReader r(in, sep, relabel);
+    r.line(b, e);
+    for (;;) {
+        if (r.blocks()) {
+            const char *bb, *be;
+            if (!in.lines_ahead(bb, be)) break;
+            if (!r.block(bb, be)) continue;
+        }
+        if (!in.next(b, e)) break;
+        r.line(b, e);
+    }
+    return r.finish(relabel);
 }
 
 }  // namespace psv::io::detail

@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "io/formats.hpp"
+#include "io/parallel.hpp"
 #include "io/scan.hpp"
 
 namespace psv::io::detail {
@@ -175,6 +176,38 @@ void append_entry(Coo &c, const Header &h, int64_t i, int64_t j, double fx, int6
     }
 }
 
+// An entry line as read_matrix_market reads it, without the entry count: a comment, a blank line
+// or an entry (appended to c, counted in entries). False for any other line, which the
+// sequential loop then reads or reports.
+bool take_entry(const Header &h, int ntok, const char *b, const char *e, Coo &c,
+                int64_t &entries) {
+    if (is_comment(b, e)) return true;
+    Tok t[4];
+    int nt = tokenize(b, e, t, 3);
+    if (nt == 0) return true;
+    if (nt != ntok) return false;
+    int64_t ij[2];
+    for (int k = 0; k < 2; ++k)
+        if (scan_int(t[k].b, t[k].e, ij[k], true) != Num::ok || ij[k] < 1 ||
+            ij[k] > (k ? h.ncols : h.nrows))
+            return false;
+    double fx = 0.0;
+    int64_t ix = 0;
+    if (h.field == Field::real && scan_double(t[2].b, t[2].e, fx) != Num::ok) return false;
+    if (h.field == Field::integer && scan_int(t[2].b, t[2].e, ix, true) != Num::ok) return false;
+    if (h.sym == Sym::skew && ij[0] == ij[1] && (fx != 0.0 || ix != 0)) return false;
+    append_entry(c, h, ij[0] - 1, ij[1] - 1, fx, ix);
+    ++entries;
+    return true;
+}
+
+// A share of a block's entries.
+struct Part {
+    Coo c;
+    int64_t entries = 0;
+    size_t before = 0;  // share 0: the tuples read before the block
+};
+
 }  // namespace
 
 Coo read_matrix_market(Input &in, const char *bb, const char *be) {
@@ -186,7 +219,47 @@ Coo read_matrix_market(Input &in, const char *bb, const char *be) {
     const char *b, *e;
     Tok t[4];
     int64_t count = 0;
-    while (in.next(b, e)) {
+    // Blocks of lines in parallel until a share would pass the declared count (then line by
+    // line, which names the line of the first entry too many).
+    bool blocks = true;
+    auto make = [&](int k, size_t) {
+        Part p;
+        if (k == 0) {
+            p.before = c.rows.size();
+            p.c = std::move(c);
+        }
+        return p;
+    };
+    auto take = [&](const char *lb, const char *le, Part &p) {
+        return take_entry(h, ntok, lb, le, p.c, p.entries);
+    };
+    auto join = [&](Part &p, int k) {
+        const bool fits = p.entries <= h.nnz - count;
+        if (k == 0) {
+            c = std::move(p.c);
+            if (!fits) {
+                c.rows.resize(p.before);
+                c.cols.resize(p.before);
+                if (!c.fvalues.empty()) c.fvalues.resize(p.before);
+                if (!c.ivalues.empty()) c.ivalues.resize(p.before);
+            }
+        } else if (fits) {
+            c.rows.insert(c.rows.end(), p.c.rows.begin(), p.c.rows.end());
+            c.cols.insert(c.cols.end(), p.c.cols.begin(), p.c.cols.end());
+            c.fvalues.insert(c.fvalues.end(), p.c.fvalues.begin(), p.c.fvalues.end());
+            c.ivalues.insert(c.ivalues.end(), p.c.ivalues.begin(), p.c.ivalues.end());
+        }
+        if (fits) count += p.entries;
+        else blocks = false;
+        return fits;
+    };
+    for (;;) {
+        if (blocks) {
+            const char *lb, *le;
+            if (!in.lines_ahead(lb, le)) break;
+            if (!parse_block<Part>(in, lb, le, make, take, join)) continue;
+        }
+        if (!in.next(b, e)) break;
         if (is_comment(b, e)) continue;
         int nt = tokenize(b, e, t, 3);
         if (nt == 0) continue;
