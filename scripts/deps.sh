@@ -9,6 +9,8 @@ command -v pkg-config >/dev/null || need+=(pkg-config)
 command -v python3 >/dev/null || need+=(python3)
 command -v gfortran >/dev/null || need+=(gfortran)
 [ -f /usr/include/zlib.h ] || need+=(zlib1g-dev)
+# libdeflate: faster gzip reading (optional: psv builds with zlib alone).
+[ -f /usr/include/libdeflate.h ] || need+=(libdeflate-dev)
 if [ ${#need[@]} -gt 0 ]; then
     echo "psv: installing ${need[*]}" >&2
     SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
