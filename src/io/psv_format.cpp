@@ -5,6 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#ifdef PSV_HAVE_LIBDEFLATE
+#include <libdeflate.h>
+#endif
 
 #include <cerrno>
 #include <cstddef>
@@ -38,7 +41,12 @@ struct Header {
 static_assert(sizeof(Header) == kHeaderBytes, "the .psv header is 128 bytes");
 static_assert(offsetof(Header, crc_row_ptr) == 88 && offsetof(Header, crc_header) == 124, "layout");
 
+// CRC-32 (zlib's polynomial): libdeflate's where built with it (the same values, computed with
+// carry-less multiplication), else zlib's.
 uint32_t crc(const void *p, uint64_t n) {
+#ifdef PSV_HAVE_LIBDEFLATE
+    return libdeflate_crc32(0, p, static_cast<size_t>(n));
+#else
     uLong c = crc32(0L, Z_NULL, 0);
     const Bytef *b = static_cast<const Bytef *>(p);
     while (n > 0) {
@@ -48,6 +56,7 @@ uint32_t crc(const void *p, uint64_t n) {
         n -= chunk;
     }
     return static_cast<uint32_t>(c);
+#endif
 }
 
 uint64_t align_up(uint64_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
