@@ -95,33 +95,19 @@ public:
         int64_t u = edge_vertex(in_, f[0], "source", max_id_);
         int64_t v = edge_vertex(in_, f[1], "target", max_id_);
         if (nf_ == 3) c_.fvalues.push_back(edge_weight(in_, f[2]));
-        add(c_, maxid_, u, v);
+        c_.rows.push_back(u);
+        c_.cols.push_back(v);
+        maxid_ = std::max(maxid_, std::max(u, v));
     }
 
     // Parse a block of lines; true if it stopped at a line for line() to read.
     bool block(const char *b, const char *e) {
-        return parse_block<Part>(
+        return parse_block<EdgePart>(
             in_, b, e,
-            [&](int k, size_t bytes) {
-                Part p;
-                if (k == 0) {  // the data so far, appended to in place
-                    p.c = std::move(c_);
-                } else {
-                    reserve_all(p.c, static_cast<uint64_t>(static_cast<double>(bytes) / bpl_) + 16,
-                                nf_ == 3, false);
-                }
-                return p;
-            },
-            [&](const char *lb, const char *le, Part &p) { return take(lb, le, p); },
-            [&](Part &p, int k) {
-                if (k == 0) {
-                    c_ = std::move(p.c);
-                } else {
-                    c_.rows.insert(c_.rows.end(), p.c.rows.begin(), p.c.rows.end());
-                    c_.cols.insert(c_.cols.end(), p.c.cols.begin(), p.c.cols.end());
-                    c_.fvalues.insert(c_.fvalues.end(), p.c.fvalues.begin(), p.c.fvalues.end());
-                }
-                maxid_ = std::max(maxid_, p.maxid);
+            [&](int k, size_t bytes) { return edge_part(c_, k, bytes, bpl_, nf_ == 3); },
+            [&](const char *lb, const char *le, EdgePart &p) { return take(lb, le, p); },
+            [&](EdgePart &p, int k) {
+                join_edge_part(c_, maxid_, p, k);
                 return true;
             });
     }
@@ -135,17 +121,6 @@ public:
     }
 
 private:
-    struct Part {
-        Coo c;
-        int64_t maxid = -1;
-    };
-
-    static void add(Coo &c, int64_t &maxid, int64_t u, int64_t v) {
-        c.rows.push_back(u);
-        c.cols.push_back(v);
-        maxid = std::max(maxid, std::max(u, v));
-    }
-
     // ',' or ';' other than the separator, or a tab in a line without the separator.
     const char *other_separator(const char *b, const char *e) const {
         const bool has_sep = std::find(b, e, sep_) != e;
@@ -156,7 +131,7 @@ private:
 
     // A line as line() reads it once the field count is fixed: a comment, a blank line or an
     // edge (into p). False for any other line, which line() then reports.
-    bool take(const char *b, const char *e, Part &p) const {
+    bool take(const char *b, const char *e, EdgePart &p) const {
         if (is_comment(b, e)) return true;
         const char *q = b;
         while (q < e && is_space(*q)) ++q;
@@ -170,9 +145,9 @@ private:
         if (nf_ == 3) {
             double w;
             if (scan_double(f[2].b, f[2].e, w) != Num::ok) return false;
-            p.c.fvalues.push_back(w);
+            p.w.push_back(w);
         }
-        add(p.c, p.maxid, u, v);
+        p.add(u, v);
         return true;
     }
 

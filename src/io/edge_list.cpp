@@ -45,34 +45,12 @@ public:
 
     // Parse a block of lines; true if it stopped at a line for line() to read.
     bool block(const char *b, const char *e) {
-        return parse_block<Part>(
+        return parse_block<EdgePart>(
             in_, b, e,
-            [&](int k, size_t bytes) {
-                Part p;
-                if (k == 0) {  // the data so far, appended to in place
-                    p.rows.swap(c_.rows);
-                    p.cols.swap(c_.cols);
-                    p.w.swap(c_.fvalues);
-                } else {
-                    size_t lines = static_cast<size_t>(static_cast<double>(bytes) / bpl_) + 16;
-                    p.rows.reserve(lines);
-                    p.cols.reserve(lines);
-                    if (mode_ == 3) p.w.reserve(lines);
-                }
-                return p;
-            },
-            [&](const char *lb, const char *le, Part &p) { return take(lb, le, p); },
-            [&](Part &p, int k) {
-                if (k == 0) {
-                    c_.rows.swap(p.rows);
-                    c_.cols.swap(p.cols);
-                    c_.fvalues.swap(p.w);
-                } else {
-                    c_.rows.insert(c_.rows.end(), p.rows.begin(), p.rows.end());
-                    c_.cols.insert(c_.cols.end(), p.cols.begin(), p.cols.end());
-                    c_.fvalues.insert(c_.fvalues.end(), p.w.begin(), p.w.end());
-                }
-                maxid_ = std::max(maxid_, p.maxid);
+            [&](int k, size_t bytes) { return edge_part(c_, k, bytes, bpl_, mode_ == 3); },
+            [&](const char *lb, const char *le, EdgePart &p) { return take(lb, le, p); },
+            [&](EdgePart &p, int k) {
+                join_edge_part(c_, maxid_, p, k);
                 return true;
             });
     }
@@ -106,22 +84,10 @@ public:
     }
 
 private:
-    // A share of a block's edges.
-    struct Part {
-        std::vector<int64_t> rows, cols;
-        std::vector<double> w;
-        int64_t maxid = -1;
-        void add(int64_t u, int64_t v) {
-            rows.push_back(u);
-            cols.push_back(v);
-            maxid = std::max(maxid, std::max(u, v));
-        }
-    };
-
     // A line as line() reads it, once the columns are fixed: a comment, a blank line or an edge
     // (into p). False for any other line (a count or end marker, a wrong column count, a bad id
     // or weight): line() reads it or reports it.
-    bool take(const char *b, const char *e, Part &p) const {
+    bool take(const char *b, const char *e, EdgePart &p) const {
         int64_t u, v;
         if (const char *q = fast_pair(b, e, u, v)) {  // "u<ws>v" with ids below 10^9
             const char *wb = q;

@@ -2,6 +2,7 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "core/coo.hpp"
 #include "core/error.hpp"
@@ -69,6 +70,49 @@ inline double edge_weight(const Input &in, const Tok &t) {
     if (r != Num::ok)
         parse_error(in, format("weight is not a number: '%s'", show(t.b, t.e).c_str()));
     return w;
+}
+
+// A share of a block of edge-list lines (SNAP, CSV) parsed by one thread (parallel.hpp).
+struct EdgePart {
+    std::vector<int64_t> rows, cols;
+    std::vector<double> w;
+    int64_t maxid = -1;
+    void add(int64_t u, int64_t v) {
+        rows.push_back(u);
+        cols.push_back(v);
+        maxid = std::max(maxid, std::max(u, v));
+    }
+};
+
+// Share k's part for `bytes` of lines: share 0 takes the edges read so far (appended to in
+// place, no copy), the others room for bytes / bytes_per_line edges.
+inline EdgePart edge_part(psv::Coo &c, int k, size_t bytes, double bytes_per_line, bool weighted) {
+    EdgePart p;
+    if (k == 0) {
+        p.rows.swap(c.rows);
+        p.cols.swap(c.cols);
+        p.w.swap(c.fvalues);
+    } else {
+        size_t n = static_cast<size_t>(static_cast<double>(bytes) / bytes_per_line) + 16;
+        p.rows.reserve(n);
+        p.cols.reserve(n);
+        if (weighted) p.w.reserve(n);
+    }
+    return p;
+}
+
+// Share k's edges joined to c (in file order), maxid updated.
+inline void join_edge_part(psv::Coo &c, int64_t &maxid, EdgePart &p, int k) {
+    if (k == 0) {
+        c.rows.swap(p.rows);
+        c.cols.swap(p.cols);
+        c.fvalues.swap(p.w);
+    } else {
+        c.rows.insert(c.rows.end(), p.rows.begin(), p.rows.end());
+        c.cols.insert(c.cols.end(), p.cols.begin(), p.cols.end());
+        c.fvalues.insert(c.fvalues.end(), p.w.begin(), p.w.end());
+    }
+    maxid = std::max(maxid, p.maxid);
 }
 
 // Reserve n entries in rows, cols and the value array that will be used.
