@@ -94,9 +94,9 @@ inline EdgePart edge_part(psv::Coo &c, int k, size_t bytes, double bytes_per_lin
         p.w.swap(c.fvalues);
     } else {
         size_t n = static_cast<size_t>(static_cast<double>(bytes) / bytes_per_line) + 16;
-        p.rows.reserve(n);
-        p.cols.reserve(n);
-        if (weighted) p.w.reserve(n);
+        reserve_huge(p.rows, n);
+        reserve_huge(p.cols, n);
+        if (weighted) reserve_huge(p.w, n);
     }
     return p;
 }
@@ -118,10 +118,10 @@ inline void join_edge_part(psv::Coo &c, int64_t &maxid, EdgePart &p, int k) {
 // Reserve n entries in rows, cols and the value array that will be used.
 inline void reserve_all(psv::Coo &c, uint64_t n, bool fv, bool iv) {
     size_t k = static_cast<size_t>(std::min<uint64_t>(n, uint64_t(1) << 40));
-    c.rows.reserve(k);
-    c.cols.reserve(k);
-    if (fv) c.fvalues.reserve(k);
-    if (iv) c.ivalues.reserve(k);
+    reserve_huge(c.rows, k);
+    reserve_huge(c.cols, k);
+    if (fv) reserve_huge(c.fvalues, k);
+    if (iv) reserve_huge(c.ivalues, k);
 }
 
 }  // namespace psv::io::detail

@@ -1,6 +1,7 @@
 // The line reader under every format: opening, gzip probing, buffer refills, progress lines.
 #include "io/input.hpp"
 
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -90,7 +91,10 @@ bool Input::inflate_whole() {
     const bool read_all = std::fread(packed.data(), 1, packed.size(), fp) == packed.size();
     std::fclose(fp);
     if (!read_all) return false;
-    std::vector<char> data(static_cast<size_t>(isize_));
+    std::vector<char> data;
+    data.reserve(static_cast<size_t>(isize_));
+    huge_pages(data.data(), data.capacity());
+    data.resize(static_cast<size_t>(isize_));
     libdeflate_decompressor *d = libdeflate_alloc_decompressor();
     if (!d) throw std::bad_alloc();
     size_t in_used = 0, out_used = 0;
@@ -201,6 +205,18 @@ void Input::report() {
         std::fprintf(stderr, "psv: reading %s: %.1f MB\n", path_.c_str(),
                      static_cast<double>(total_) / 1e6);
     }
+}
+
+void huge_pages(void *p, size_t n) {
+#ifdef MADV_HUGEPAGE
+    constexpr uintptr_t kHuge = uintptr_t(2) << 20;
+    uintptr_t b = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
+    uintptr_t e = (reinterpret_cast<uintptr_t>(p) + n) & ~(kHuge - 1);
+    if (e > b) ::madvise(reinterpret_cast<void *>(b), e - b, MADV_HUGEPAGE);  // advice only
+#else
+    (void)p;
+    (void)n;
+#endif
 }
 
 void parse_error(const Input &in, const std::string &what) {

@@ -122,6 +122,17 @@ private:
     std::chrono::steady_clock::time_point start_, last_;
 };
 
+// Ask for transparent huge pages on the 2 MB extents inside [p, p + n), before they are first
+// touched: a buffer of tens of MB then takes tens of page faults, not thousands (advice only).
+void huge_pages(void *p, size_t n);
+
+// Reserve n elements, on huge pages where the kernel gives them.
+template <class T>
+void reserve_huge(std::vector<T> &v, size_t n) {
+    v.reserve(n);
+    huge_pages(v.data(), v.capacity() * sizeof(T));
+}
+
 // Errors naming the current line and the file: "line N: what (path)".
 [[noreturn]] void parse_error(const Input &in, const std::string &what);  // PSV_ERROR_PARSE
 [[noreturn]] void index_error(const Input &in, const std::string &what);  // PSV_ERROR_INVALID_INDEX

@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "core/error.hpp"
+#include "io/input.hpp"
 #include "core/ops.hpp"
 
 namespace psv::io {
@@ -148,6 +149,9 @@ CsrHost read_psv(const std::string &path, int32_t &index_base) {
     csr.ncols = h.ncols;
     csr.type = type;
     csr.pattern = h.pattern != 0;
+    detail::reserve_huge(csr.row_ptr, static_cast<size_t>(h.nrows) + 1);
+    detail::reserve_huge(csr.col, static_cast<size_t>(h.nvals));
+    detail::reserve_huge(csr.values, static_cast<size_t>(n_val));
     csr.row_ptr.resize(static_cast<size_t>(h.nrows) + 1);
     csr.col.resize(static_cast<size_t>(h.nvals));
     csr.values.resize(static_cast<size_t>(n_val));
