@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/ops.hpp"
+#include "io/formats.hpp"
 
 namespace psv::io {
 namespace {
@@ -79,6 +80,10 @@ std::vector<int64_t> relabel(Coo &c) {
         c.cols[k] = t.get_or_add(c.cols[k]);
     }
     std::vector<int64_t> labels = std::move(t.ids());
+    if (static_cast<int64_t>(labels.size()) > detail::kMaxDim)
+        fail(PSV_ERROR_INVALID_VALUE,
+             format("%zu distinct ids: more than the 2^31-1 vertices a matrix holds",
+                    labels.size()));
     for (int64_t &id : labels) id += c.index_base;
     c.nrows = c.ncols = static_cast<int64_t>(labels.size());
     c.index_base = 0;

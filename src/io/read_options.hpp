@@ -11,6 +11,7 @@ namespace psv::io {
 // Compact the ids of c in order of first appearance (rows[k] before cols[k], k ascending):
 // c becomes n x n over ids 0 .. n-1 and index_base 0; returns the n original ids (the file's,
 // i.e. 0-based id + the old index_base). Memory grows with the distinct ids, not their values.
+// More than 2^31-1 distinct ids is PSV_ERROR_INVALID_VALUE.
 std::vector<int64_t> relabel(psv::Coo &c);
 
 // The tuples of a CSR matrix, row by row (for relabelling a loaded .psv file).
