@@ -289,7 +289,8 @@ PSV_API psv_status psv_matrix_read(psv_context *ctx, const char *path, psv_matri
  * entries (by row, then column).
  * @param[in]  flags  PSV_READ_* bits
  * @param[out] A      the matrix; untouched on failure
- * @return as psv_matrix_read; PSV_ERROR_INVALID_VALUE (unknown flag bits);
+ * @return as psv_matrix_read; PSV_ERROR_INVALID_VALUE (unknown flag bits; more than 2^31-1
+ *         distinct ids under PSV_READ_RELABEL);
  *         PSV_ERROR_DIMENSION_MISMATCH (PSV_READ_UNDIRECTED on a matrix that is not square).
  */
 PSV_API psv_status psv_matrix_read_with_flags(psv_context *ctx, const char *path, int32_t flags,
