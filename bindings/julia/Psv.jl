@@ -74,6 +74,7 @@ const PSV_KERNEL_AUTO = Int32(0)
 const PSV_KERNEL_TILE_COMPOSITE = Int32(1)
 const PSV_KERNEL_TILE_COO = Int32(2)
 const PSV_KERNEL_CSR = Int32(3)
+const PSV_KERNEL_STREAM = Int32(4)
 
 const psv_context = Cvoid  # opaque handle, used as Ptr{psv_context}
 const psv_matrix = Cvoid  # opaque handle, used as Ptr{psv_matrix}
@@ -369,6 +370,7 @@ export PSV_KERNEL_AUTO
 export PSV_KERNEL_TILE_COMPOSITE
 export PSV_KERNEL_TILE_COO
 export PSV_KERNEL_CSR
+export PSV_KERNEL_STREAM
 export psv_status
 export psv_backend
 export psv_type

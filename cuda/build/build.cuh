@@ -35,6 +35,10 @@ int64_t list_long_rows(CudaBackend &be, const CudaMatrix &M, int64_t min_len, Bu
 ChunkPlan build_chunk_plan(CudaBackend &be, const CudaMatrix &M, const Policy &policy, Buffer &&col_order, bool ranked,
                            int64_t prefix, int64_t hot, size_t hot_vb);
 
+// The streamed product's plan of M (stream_plan.cu) for values of vb bytes under policy p, from
+// M's column ranking (rank_columns' col_order and rank_of, read and left as they are).
+StreamPlan build_stream_plan(CudaBackend &be, const CudaMatrix &M, const Policy &p, size_t vb, const Buffer &col_order,
+                             const Buffer &rank_of);
 // Device transpose of a CSR (values carried) (transpose.cu).
 void transpose_csr(CudaBackend &be, const CudaMatrix &A, CudaMatrix &T);
 // The pattern of A + A' (square A) built on the device with A's options.

@@ -61,6 +61,16 @@ struct Policy {
     size_t tile_block_reserve = 2048;  // shared memory per block kept out of the slice
     int64_t tile_width_max = 65504;    // tile-local indices stay 16-bit
     int64_t default_max_tiles = 0;     // no dense tiles unless asked for
+    // ---- streamed product (PSV_KERNEL_STREAM, and AUTO) ----
+    int stream_blocks_per_sm = 1;        // accumulate blocks sharing an SM's shared memory
+    size_t stream_block_reserve = 2048;  // shared memory per accumulate block kept out of the slots
+    double stream_hot_share = 0.125;     // hot columns take at most this share of a partition's slots
+    double stream_hot_parts = 0.5;       // hot: length >= this x the estimated partitions
+    int stream_scatter_waves = 4;        // scatter blocks: at least this many waves of SMs
+    bool stream_auto = false;            // AUTO may choose the streamed product (the rule below)
+    int64_t stream_min_entries = 1 << 24;  // AUTO streams power-law matrices of this many entries
+    double stream_l2_share = 0.25;       // ... whose x exceeds this share of L2
+    int64_t stream_max_value_bytes = 4;  // AUTO streams values of at most this size
     // ---- context ----
     size_t pool_cache_bytes = 0;          // the device pool keeps at most this much cached
     int64_t progress_min_entries = 20000000;  // PSV_OPT_PROGRESS reports builds above this
@@ -97,6 +107,28 @@ struct Policy {
         if (w > tile_width_max) w = tile_width_max;
         if (w < 32) w = 32;
         return w;
+    }
+    // The slots of one streamed partition for values of vb bytes: what stream_blocks_per_sm
+    // accumulate blocks leave of an SM's shared memory (less the kernel's own lists and a
+    // block's reserve), capped so that slot indices stay 16-bit; a multiple of 32.
+    int64_t stream_slots(size_t vb) const {
+        size_t per_block = smem_per_sm / (size_t)(stream_blocks_per_sm > 0 ? stream_blocks_per_sm : 1);
+        if (per_block > smem_optin) per_block = smem_optin;
+        const size_t fixed = kStreamStaticSmem + stream_block_reserve;
+        per_block = per_block > fixed ? per_block - fixed : 0;
+        int64_t s = (int64_t)(per_block / (vb ? vb : 4));
+        if (s > 65535) s = 65535;
+        return s / 32 * 32;
+    }
+    // The scatter pass's column block (its x window, staged in shared memory): the columns of vb
+    // bytes that each of two blocks per SM may hold, at most 65536 (16-bit offsets), a multiple of 32.
+    int64_t stream_column_block(size_t vb) const {
+        size_t per_block = smem_per_sm / 2;
+        if (per_block > smem_optin) per_block = smem_optin;
+        per_block = per_block > stream_block_reserve ? per_block - stream_block_reserve : per_block;
+        int64_t c = (int64_t)(per_block / (vb ? vb : 4));
+        if (c > 65536) c = 65536;
+        return c / 32 * 32;
     }
     // Hot columns csr_hot_kernel can hold for values of vb bytes: what kHotBlocksPerSm blocks'
     // products, deferred-piece lists and reserve leave of an SM's shared memory, a multiple of 32.

@@ -153,6 +153,15 @@ typedef int32_t psv_kernel;
 #define PSV_KERNEL_TILE_COO        2  /* the paper's TILE-COO baseline                    */
 #define PSV_KERNEL_CSR             3  /* plain CSR: CUDA cuts the entries into balanced
                                           chunks, a thread block each                        */
+#define PSV_KERNEL_STREAM          4  /* CUDA: the streamed (partition-centric) product: x is
+                                          never gathered at random. The rows are cut into
+                                          partitions whose distinct source columns fit in
+                                          shared memory; each product scatters x, read in
+                                          order, once per (column, partition) pair, then each
+                                          partition sums its rows from shared memory. Extra
+                                          device memory: 2 bytes per entry and about 10 per
+                                          pair. AUTO does not choose it yet. CPU: the CSR
+                                          loop */
 
 /* ---------------------------------------------------------------------------------------------
  * Handles (incomplete types: const means const)

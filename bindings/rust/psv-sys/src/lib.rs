@@ -72,6 +72,7 @@ pub const PSV_KERNEL_AUTO: i32 = 0;
 pub const PSV_KERNEL_TILE_COMPOSITE: i32 = 1;
 pub const PSV_KERNEL_TILE_COO: i32 = 2;
 pub const PSV_KERNEL_CSR: i32 = 3;
+pub const PSV_KERNEL_STREAM: i32 = 4;
 
 /// Opaque handle (`psv_context` in C); only ever used behind a pointer.
 #[repr(C)]
