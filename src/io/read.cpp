@@ -4,8 +4,7 @@
 // so an error never leaves anything half-built behind.
 #include "io/read.hpp"
 
-#include <sys/stat.h>
-
+#include "io/bvgraph.hpp"
 #include "io/formats.hpp"
 #include "io/input.hpp"
 #include "io/scan.hpp"
@@ -35,7 +34,7 @@ bool ends_with(const std::string &s, const char *suffix) {
 }
 
 // A ".graph" or ".graph.gz" file: METIS when its first non-comment line is 2-4 integers; a
-// binary one is LAW's BVGraph (WebGraph) when a ".properties" file sits next to it.
+// binary one is LAW's BVGraph (WebGraph), read with the ".properties" file next to it.
 bool graph_name(const std::string &path) {
     return ends_with(path, ".graph") || ends_with(path, ".graph.gz");
 }
@@ -61,12 +60,6 @@ bool is_text_line(const char *b, const char *e) {
     return true;
 }
 
-[[noreturn]] void bvgraph(const std::string &path) {
-    fail(PSV_ERROR_PARSE, format("line 1: BVGraph (WebGraph) is not supported yet (a binary "
-                                 ".graph with a .properties file next to it) (%s)",
-                                 path.c_str()));
-}
-
 }  // namespace
 
 Coo read_file(const std::string &path, bool progress) {
@@ -81,9 +74,9 @@ Coo read_file(const std::string &path, bool progress) {
     if (is_matrix_market(b, e)) return detail::read_matrix_market(in, b, e);
     if (graph_name(path)) {
         if (!is_text_line(b, e)) {
+            // BVGraph: its .properties missing is an error naming it (PSV_ERROR_IO).
             std::string base = path.substr(0, path.size() - (ends_with(path, ".gz") ? 9 : 6));
-            struct stat st;
-            if (::stat((base + ".properties").c_str(), &st) == 0) bvgraph(path);
+            return read_bvgraph(path, base);
         } else {
             while (detail::is_comment(b, e) || blank(b, e))
                 if (!in.next(b, e)) break;
