@@ -525,9 +525,15 @@ void check_trailing(Bits &in, const std::string &file) {
     }
 }
 
-// All lists one after the other. col grows with what the stream holds (never beyond the declared
+[[noreturn]] void offsets_disagree(const Bits &in, const std::vector<uint64_t> &off) {
+    in.corrupt(format("the list ends at bit %llu, .offsets says the next starts at %llu", (unsigned long long)in.pos,
+                      (unsigned long long)off[static_cast<size_t>(in.node) + 1]));
+}
+
+// All lists one after the other (checked against X.offsets when given). col grows with what the stream holds (never beyond the declared
 // arcs), so a lying arc count costs nothing before it is found out.
-void decode_sequential(const Params &P, Bits &in, const std::string &file, CsrHost &A) {
+void decode_sequential(const Params &P, Bits &in, const std::string &file, const std::vector<uint64_t> *off,
+                       CsrHost &A) {
     const int64_t n = P.nodes;
     ListDecoder dec(P);
     std::vector<int32_t> &col = A.col;
@@ -553,6 +559,7 @@ void decode_sequential(const Params &P, Bits &in, const std::string &file, CsrHo
         check_chain(in, P, c);
         chain[static_cast<size_t>(x) % wsize] = static_cast<uint32_t>(c);
         in.check_end();
+        if (off && in.pos != (*off)[static_cast<size_t>(x) + 1]) offsets_disagree(in, *off);
         out += d;
         rp[x + 1] = static_cast<int64_t>(out);
     }
@@ -579,8 +586,11 @@ std::vector<uint64_t> read_offsets(const Params &P, const std::string &path, uin
     for (uint64_t k = 0; k < count; ++k) {
         in.node = static_cast<int64_t>(k);
         const uint64_t g = in.read(P.offset, P.zeta_k);
-        if (g > graph_bits - at || (k == 0 && g != 0))
-            in.corrupt(format("offset beyond the %llu bits of the .graph file", (unsigned long long)graph_bits));
+        if (k == 0 && g != 0) in.corrupt("the first offset is not 0");
+        if (g > graph_bits - at)
+            in.corrupt(format("an offset beyond the end of the .graph file (%llu bits): the .graph file is "
+                              "truncated or the .offsets file corrupt",
+                              (unsigned long long)graph_bits));
         at += g;
         off[static_cast<size_t>(k)] = at;
     }
@@ -710,9 +720,7 @@ void decode_parallel(const Params &P, const uint8_t *data, uint64_t nbits, const
                 check_chain(in, P, ch);
                 chain[static_cast<size_t>(x) % wsize] = static_cast<uint32_t>(ch);
                 in.check_end();
-                if (in.pos != off[static_cast<size_t>(x) + 1])
-                    in.corrupt(format("the list ends at bit %llu, .offsets says the next starts at %llu",
-                                      (unsigned long long)in.pos, (unsigned long long)off[static_cast<size_t>(x) + 1]));
+                if (in.pos != off[static_cast<size_t>(x) + 1]) offsets_disagree(in, off);
             }
         } catch (...) {
             errors[static_cast<size_t>(c)] = std::current_exception();
@@ -759,12 +767,13 @@ CsrHost decode_bvgraph(const std::string &graph_path, const std::string &base) {
 #ifdef _OPENMP
     threads = omp_get_max_threads();
 #endif
-    if (threads > 1 && P.nodes > kChunkNodes && P.max_ref <= kMaxParallelRefChain && exists(offsets)) {
-        const std::vector<uint64_t> off = read_offsets(P, offsets, nbits);
+    std::vector<uint64_t> off;
+    if (exists(offsets)) off = read_offsets(P, offsets, nbits);
+    if (!off.empty() && threads > 1 && P.nodes > kChunkNodes && P.max_ref <= kMaxParallelRefChain) {
         decode_parallel(P, data.data(), nbits, graph_path, off, A);
     } else {
         Bits in(data.data(), nbits, graph_path);
-        decode_sequential(P, in, graph_path, A);
+        decode_sequential(P, in, graph_path, off.empty() ? nullptr : &off, A);
     }
     return A;
 }

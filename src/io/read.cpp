@@ -4,6 +4,8 @@
 // so an error never leaves anything half-built behind.
 #include "io/read.hpp"
 
+#include <sys/stat.h>
+
 #include "io/bvgraph.hpp"
 #include "io/formats.hpp"
 #include "io/input.hpp"
@@ -39,6 +41,11 @@ bool graph_name(const std::string &path) {
     return ends_with(path, ".graph") || ends_with(path, ".graph.gz");
 }
 
+bool file_exists(const std::string &path) {
+    struct stat st;
+    return ::stat(path.c_str(), &st) == 0;
+}
+
 bool blank(const char *b, const char *e) {
     while (b < e && detail::is_space(*b)) ++b;
     return b == e;
@@ -65,23 +72,23 @@ bool is_text_line(const char *b, const char *e) {
 Coo read_file(const std::string &path, bool progress) {
     detail::Input in(path, progress);
     const char *b = nullptr, *e = nullptr;
-    if (!in.next(b, e)) {
-        fail(PSV_ERROR_PARSE, format("line 1: empty file (no edges) (%s)", path.c_str()));
-    }
-    if (e - b >= 3 && static_cast<unsigned char>(b[0]) == 0xEF &&
+    const bool have_line = in.next(b, e);
+    if (have_line && e - b >= 3 && static_cast<unsigned char>(b[0]) == 0xEF &&
         static_cast<unsigned char>(b[1]) == 0xBB && static_cast<unsigned char>(b[2]) == 0xBF)
         b += 3;  // a UTF-8 byte order mark
+    // BVGraph: a binary (or empty) .graph; its .properties missing is an error naming it.
+    if (graph_name(path) && (!have_line || !is_text_line(b, e))) {
+        const std::string base = path.substr(0, path.size() - (ends_with(path, ".gz") ? 9 : 6));
+        if (have_line || file_exists(base + ".properties")) return read_bvgraph(path, base);
+    }
+    if (!have_line) {
+        fail(PSV_ERROR_PARSE, format("line 1: empty file (no edges) (%s)", path.c_str()));
+    }
     if (is_matrix_market(b, e)) return detail::read_matrix_market(in, b, e);
     if (graph_name(path)) {
-        if (!is_text_line(b, e)) {
-            // BVGraph: its .properties missing is an error naming it (PSV_ERROR_IO).
-            std::string base = path.substr(0, path.size() - (ends_with(path, ".gz") ? 9 : 6));
-            return read_bvgraph(path, base);
-        } else {
-            while (detail::is_comment(b, e) || blank(b, e))
-                if (!in.next(b, e)) break;
-            if (detail::metis_header_like(b, e)) return detail::read_metis(in, b, e);
-        }
+        while (detail::is_comment(b, e) || blank(b, e))
+            if (!in.next(b, e)) break;
+        if (detail::metis_header_like(b, e)) return detail::read_metis(in, b, e);
     }
     // The first data line decides between CSV and a whitespace edge list.
     while (detail::is_comment(b, e) || blank(b, e))
@@ -90,7 +97,8 @@ Coo read_file(const std::string &path, bool progress) {
     if (!detail::is_comment(b, e) && !blank(b, e) && !number_start(b, e))
         detail::parse_error(in, "not a Matrix Market banner, an edge list, CSV or METIS header: "
                                 "psv reads Matrix Market (.mtx), SNAP/whitespace edge lists, CSV "
-                                "edge lists and METIS graphs (.graph), plain or gzip");
+                                "edge lists and METIS graphs (.graph), plain or gzip, and "
+                                "WebGraph BVGraph (.graph with .properties)");
     return detail::read_edge_list(in, b, e);
 }
 
