@@ -41,6 +41,15 @@ bool graph_name(const std::string &path) {
     return ends_with(path, ".graph") || ends_with(path, ".graph.gz");
 }
 
+// The next line, or at the end an empty one: the failed read may have moved the buffer that
+// the previous line was in.
+bool next_or_empty(detail::Input &in, const char *&b, const char *&e) {
+    if (in.next(b, e)) return true;
+    static const char kEmpty[] = "";
+    b = e = kEmpty;
+    return false;
+}
+
 bool file_exists(const std::string &path) {
     struct stat st;
     return ::stat(path.c_str(), &st) == 0;
@@ -87,12 +96,12 @@ Coo read_file(const std::string &path, bool progress) {
     if (is_matrix_market(b, e)) return detail::read_matrix_market(in, b, e);
     if (graph_name(path)) {
         while (detail::is_comment(b, e) || blank(b, e))
-            if (!in.next(b, e)) break;
+            if (!next_or_empty(in, b, e)) break;
         if (detail::metis_header_like(b, e)) return detail::read_metis(in, b, e);
     }
     // The first data line decides between CSV and a whitespace edge list.
     while (detail::is_comment(b, e) || blank(b, e))
-        if (!in.next(b, e)) break;
+        if (!next_or_empty(in, b, e)) break;
     if (char sep = detail::csv_separator(b, e)) return detail::read_csv(in, b, e, sep);
     if (!detail::is_comment(b, e) && !blank(b, e) && !number_start(b, e))
         detail::parse_error(in, "not a Matrix Market banner, an edge list, CSV or METIS header: "
