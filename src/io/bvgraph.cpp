@@ -201,9 +201,10 @@ std::vector<uint8_t> load_bytes(const std::string &path) {
     std::vector<uint8_t> data;
     size_t n = 0;
     try {
-        data.resize((S_ISREG(st.st_mode) ? static_cast<size_t>(st.st_size) : 0) + kPad + (1 << 16));
+        // A plain file in one read (one byte more to see its end); gzip and pipes grow the buffer.
+        data.resize((S_ISREG(st.st_mode) ? static_cast<size_t>(st.st_size) + 1 : size_t(1) << 16) + kPad);
         for (;;) {
-            if (data.size() - n < kPad + (1 << 16)) data.resize(data.size() * 2);
+            if (data.size() - n < kPad + 1) data.resize(data.size() * 2);
             const unsigned want = static_cast<unsigned>(std::min<size_t>(data.size() - n - kPad, 1u << 30));
             const int got = gzread(g, data.data() + n, want);
             if (got < 0) {

@@ -35,7 +35,8 @@ Input::Input(const std::string &path, bool progress) : path_(path), progress_(pr
     // file descriptor (the destructor does not run).
     // A small regular file gets a small buffer (fill() grows it as needed): a 4 MiB buffer
     // zero-filled for every small file is what bounded the fuzzer's executions per second.
-    const size_t first = file_size_ > 0 && !gz_ ? static_cast<size_t>(file_size_) + 1 : kChunk;
+    // (gzip: the trailer's size of the data, which only sizes the first buffer).
+    const size_t first = file_size_ == 0 ? kChunk : static_cast<size_t>(gz_ ? isize_ : file_size_) + 1;
     buf_.resize(std::min(kChunk, std::max<size_t>(first, 4096)));
     errno = 0;
     if (std_in) {
