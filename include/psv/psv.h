@@ -263,7 +263,12 @@ PSV_API psv_status psv_matrix_build(psv_context *ctx, psv_type type, int64_t nro
  * weights (duplicates summed). CSV edge lists (fields separated by ',', ';' or a tab, an
  * optional header line such as "source,target,weight") read the same way. METIS graph files
  * (named *.graph or *.graph.gz; header "n m [fmt [ncon]]", 1-based neighbour lists) give an
- * n x n pattern PSV_FP32 matrix, or PSV_INT64 edge weights when fmt says so.
+ * n x n pattern PSV_FP32 matrix, or PSV_INT64 edge weights when fmt says so. A binary X.graph is
+ * a LAW WebGraph BVGraph, read with X.properties (its absence is PSV_ERROR_IO) and X.offsets when
+ * present: a nodes x nodes pattern PSV_FP32 matrix, 0-based; a coding psv does not decode
+ * (RESIDUALS_GOLOMB, RESIDUALS_NIBBLE), a format version above 0 or another graph class is
+ * PSV_ERROR_NOT_IMPLEMENTED; a truncated or corrupt stream, or properties it contradicts (node
+ * or arc count), PSV_ERROR_PARSE naming the file and node.
  * A file written by psv_matrix_write (psv's binary format, recognised by its magic) is loaded
  * as it was written, with its id base; its checksums and CSR are verified (PSV_ERROR_PARSE names
  * the part that failed).
@@ -272,6 +277,7 @@ PSV_API psv_status psv_matrix_build(psv_context *ctx, psv_type type, int64_t nro
  * @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT;
  *         PSV_ERROR_IO (cannot open or read); PSV_ERROR_PARSE (malformed: the message names the
  *         line); PSV_ERROR_INVALID_INDEX (an index out of range; the message names the line);
+ *         PSV_ERROR_NOT_IMPLEMENTED (a BVGraph feature psv does not decode);
  *         PSV_ERROR_OUT_OF_MEMORY (also before allocating, when the dimensions need more memory
  *         than is available: the message names the sizes); PSV_ERROR_DEVICE.
  */
