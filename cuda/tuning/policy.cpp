@@ -57,6 +57,12 @@ Policy select_policy(const DeviceTraits &d) {
     p.pool_cache_bytes = d.global_bytes / 4;
     // builds of more entries take long enough to report
     p.progress_min_entries = 20000000;
+    // ---- algorithms ----
+    // a small matrix's PageRank iteration is launch latency and a host round trip
+    p.loop_graph_max_entries = 4000000;
+    p.loop_graph_iterations = 8;
+    // a warp's entries of the k-vector product
+    p.spmm_segment_entries = 512;
     return p;
 }
 

@@ -105,6 +105,14 @@ struct Policy {
         const size_t fixed = (size_t)kHotGroups * (kChunkCap * vb + kChunkDeferredMax * 4 + 4) + hot_smem_reserve;
         return per_block > fixed ? (int64_t)((per_block - fixed) / vb) / 32 * 32 : 0;
     }
+
+    // ---- algorithms ----
+    // An iteration loop (PageRank) whose product reads at most this many entries runs as a CUDA
+    // graph of loop_graph_iterations iterations per host round trip (0: never captured).
+    int64_t loop_graph_max_entries = 4000000;
+    int32_t loop_graph_iterations = 8;
+    // The k-vector CSR product (spmm_segment_kernel): entries per warp.
+    int64_t spmm_segment_entries = 512;
 };
 
 // The one function that chooses the numbers for a device.
