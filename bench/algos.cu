@@ -222,29 +222,7 @@ void time_psv_rwr(const psv::MatrixStore &store, const std::vector<int64_t> &qs,
     be.download(out.data(), block.get(), out.size() * sizeof(float));
     int32_t most = 0;
     for (int32_t v : its) most = std::max(most, v);
-    // the batch's k-vector product on the CSR kernel and on the tile-composite variant (S rebuilt
-    // under a policy that forces the rule either way): the first call (the variant's form built on
-    // first use) and a second
-    const psv::cuda::Policy saved = psv::cuda::policy_of(g_ctx);
-    double forced[2][2];
-    for (int v = 0; v < 2; ++v) {
-        psv::cuda::Policy p = saved;
-        p.spmm_l2_share = v == 0 ? 1e30 : 0.0;
-        psv::cuda::set_policy(g_ctx, p);
-        psv::RwrGraph gv = psv::rwr_graph(be, store);
-        for (int rep = 0; rep < 2; ++rep) {
-            psv::Buffer bv;
-            psv::cuda::synchronize(be);
-            t0 = now_s();
-            psv::rwr_device(be, steps, gv, qs.data(), kQueries, kRwrC, kRwrTol, kRwrMaxIt, bv, its.data());
-            psv::cuda::synchronize(be);
-            forced[v][rep] = now_s() - t0;
-        }
-    }
-    psv::cuda::set_policy(g_ctx, saved);
-    std::printf("RWR batch: %d iterations (the most of one query); its k-vector product forced to CSR %.4f s, %.4f s again;"
-                " to tile-composite %.4f s, %.4f s again\n",
-                most, forced[0][0], forced[0][1], forced[1][0], forced[1][1]);
+    std::printf("RWR batch: %d iterations (the most of one query)\n", most);
 }
 
 // cuSPARSE: S = pattern(A + A') built here (not timed), kQueries single runs.

@@ -255,8 +255,9 @@ struct RwrUpdate1 {
 };
 
 constexpr int kRwrThreads = 256;
-constexpr int kRwrMaxBlocks = 512;
-constexpr int64_t kRwrRowsPerBlock = 2048;
+// enough blocks that a warp's chain of rows stays short (the kernel is latency bound otherwise)
+constexpr int kRwrMaxBlocks = 2048;
+constexpr int64_t kRwrRowsPerBlock = 128;
 
 inline int rwr_blocks(int64_t n) {
     return (int)std::min<int64_t>(kRwrMaxBlocks, std::max<int64_t>(1, (n + kRwrRowsPerBlock - 1) / kRwrRowsPerBlock));
@@ -283,6 +284,7 @@ __global__ void __launch_bounds__(kRwrThreads)
         const int64_t q = valid ? queries[j] : -1;
         double acc = 0.0;
         if (valid) {
+#pragma unroll 4
             for (int64_t i = r0 + warp * G + g; i < r1; i += (kRwrThreads / 32) * G) {
                 const int64_t e = i * k + j;
                 const float rn = cf * T[e] + (i == q ? restart : 0.0f);
@@ -312,7 +314,7 @@ __global__ void __launch_bounds__(kRwrThreads)
     // warp w combines columns w, w + 8, ...: lanes over blocks in order, then a fixed butterfly
     for (int32_t j = warp; j < k; j += kRwrThreads / 32) {
         double s = 0.0;
-        for (unsigned b = lane; b < gridDim.x; b += 32) s += ((volatile double *)partials)[(int64_t)b * k + j];
+        for (unsigned b = lane; b < gridDim.x; b += 32) s += __ldcg(partials + (int64_t)b * k + j);  // L2: past the fence
         for (int m = 16; m >= 1; m >>= 1) s += shfl_xor_any(s, m);
         if (lane == 0) diffs[j] = s;
     }

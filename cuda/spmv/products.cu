@@ -75,10 +75,9 @@ void csr_spmm(CudaBackend &be, const CudaMatrix &M, int32_t k, const float *U, f
 }  // namespace
 
 // k = 1: the tuned SpMV (plus.second, fp32 with double row sums) on the matrix's own kernel.
-// k > 1: the tile-composite k-vector variant where the matrix runs tile-composite, or, under
-// AUTO, where it follows a power law and the k-vector x (ncols x k x 4 bytes) exceeds
-// Policy::spmm_l2_share of L2 (its form then built on first use and kept); the CSR k-vector
-// kernel otherwise.
+// k > 1: the tile-composite k-vector variant where the matrix runs tile-composite, the CSR
+// k-vector kernel otherwise (AUTO included: the variant's gather and tile passes lost to it on
+// every graph of the RWR bench set, docs/benchmarks.md).
 void CudaBackend::spmm_pattern(const MatrixStore &A, int32_t k, const float *U, float *T) {
     const CudaMatrix &M = static_cast<const CudaMatrix &>(A);
     if (M.nrows <= 0 || k <= 0) return;
@@ -87,10 +86,7 @@ void CudaBackend::spmm_pattern(const MatrixStore &A, int32_t k, const float *U, 
         pattern_product(*this, M, U, T);
         return;
     }
-    const bool tc = M.nvals > 0 && (M.kernel == PSV_KERNEL_TILE_COMPOSITE ||
-                                    (M.options.kernel == PSV_KERNEL_AUTO &&
-                                     prefers_rank_order(M, (double)M.ncols * (double)k * 4.0, M.policy.spmm_l2_share)));
-    if (tc) tc_spmm(*this, M, M.form(), k, U, T);
+    if (M.nvals > 0 && M.kernel == PSV_KERNEL_TILE_COMPOSITE) tc_spmm(*this, M, M.form(), k, U, T);
     else csr_spmm(*this, M, k, U, T);
 }
 

@@ -38,8 +38,6 @@ Policy select_policy(const DeviceTraits &d) {
     p.rank_order_l2_share_hot = 0.5;
     // the tail of short columns gets no reuse from rank order: ranks for what fits half of L2
     p.ranked_prefix_l2_parts = 2;
-    // the k-vector product's x (ncols x k) in rank order pays beyond half of L2
-    p.spmm_l2_share = 0.5;
     // about four entries per lane for a row of mean length
     p.csr_entries_per_lane = 4;
     // rows of more than 128 entries per lane are summed by a block each

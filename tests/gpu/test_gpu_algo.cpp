@@ -95,7 +95,6 @@ void check_spmm(psv_context *ctx, const char *name, const gputest::Edges &E, int
     const psv::cuda::Policy base = psv::cuda::policy_of(ctx);
     psv::cuda::Policy p = base;
     p.spmm_segment_entries = segment;
-    p.spmm_l2_share = 1e30;  // AUTO keeps the CSR k-vector kernel
     psv::cuda::set_policy(ctx, p);
     REQUIRE(psv_context_set_option(ctx, PSV_OPT_KERNEL, kernel) == PSV_SUCCESS);
     psv_matrix *A = build(ctx, E);
