@@ -98,10 +98,6 @@ bool rwr_device(Backend &be, AlgoSteps &st, const RwrGraph &g, const int64_t *qu
     return all;
 }
 
-}  // namespace psv
-
-namespace psv {
-
 bool rwr(Backend &be, AlgoSteps &st, const RwrGraph &g, const int64_t *queries_host, int32_t k, double c,
          double tolerance, int32_t max_iterations, float *relevance_host, int32_t *iterations) {
     Buffer out;
