@@ -38,8 +38,6 @@ Policy select_policy(const DeviceTraits &d) {
     p.rank_order_l2_share_hot = 0.5;
     // the tail of short columns gets no reuse from rank order: ranks for what fits half of L2
     p.ranked_prefix_l2_parts = 2;
-    // the k-vector product's x (ncols x k) in rank order pays beyond half of L2
-    p.spmm_l2_share = 0.5;
     // about four entries per lane for a row of mean length
     p.csr_entries_per_lane = 4;
     // rows of more than 128 entries per lane are summed by a block each
@@ -74,6 +72,12 @@ Policy select_policy(const DeviceTraits &d) {
     p.pool_cache_bytes = d.global_bytes / 4;
     // builds of more entries take long enough to report
     p.progress_min_entries = 20000000;
+    // ---- algorithms ----
+    // a small matrix's PageRank iteration is launch latency and a host round trip
+    p.loop_graph_max_entries = 4000000;
+    p.loop_graph_iterations = 8;
+    // a warp's entries of the k-vector product
+    p.spmm_segment_entries = 512;
     return p;
 }
 

@@ -52,7 +52,6 @@ struct Policy {
     double rank_order_l2_share = 1.0;  // rank order pays where x exceeds this share of L2 ...
     double rank_order_l2_share_hot = 0.5;  // ... or this share under the hot kernel
     int64_t ranked_prefix_l2_parts = 2;    // under the hot kernel ranks cover 1/this of L2
-    double spmm_l2_share = 0.5;        // the k-vector product's tile-composite rule (share of L2)
     // ---- CSR (vector) kernel (u with absent entries) ----
     int32_t csr_entries_per_lane = 4;  // lanes per row: about this many entries each, mean row
     int64_t csr_long_per_lane = 128;   // rows longer than this x lanes get a block each
@@ -137,6 +136,14 @@ struct Policy {
         const size_t fixed = (size_t)kHotGroups * (kChunkCap * vb + kChunkDeferredMax * 4 + 4) + hot_smem_reserve;
         return per_block > fixed ? (int64_t)((per_block - fixed) / vb) / 32 * 32 : 0;
     }
+
+    // ---- algorithms ----
+    // An iteration loop (PageRank) whose product reads at most this many entries runs as a CUDA
+    // graph of loop_graph_iterations iterations per host round trip (0: never captured).
+    int64_t loop_graph_max_entries = 4000000;
+    int32_t loop_graph_iterations = 8;
+    // The k-vector CSR product (spmm_segment_kernel): entries per warp.
+    int64_t spmm_segment_entries = 512;
 };
 
 // The one function that chooses the numbers for a device.

@@ -609,8 +609,8 @@ PSV_API psv_status psv_rwr(psv_vector **relevance, int32_t *iterations, const ps
  * equals what psv_rwr(queries[j]) gives: bit for bit on the CPU backend, to float rounding on
  * CUDA (where one query takes the single-vector kernel). Queries may repeat. On CUDA the
  * k-vector product runs the tile-composite form's k-vector variant where the matrix runs the
- * tile-composite kernel (PSV_OPT_KERNEL, or AUTO for a power-law matrix whose n-by-k block
- * exceeds half of L2), else a CSR k-vector kernel; the CPU backend uses CSR rows.
+ * tile-composite kernel (PSV_OPT_KERNEL), else a CSR k-vector kernel; the CPU backend uses CSR
+ * rows. The whole iteration stays in device memory; the result is copied out once.
  * @param[out] relevance_host  host array of n * k floats, row-major: the relevance of vertex i
  *                         to queries[j] at relevance_host[i * k + j]; untouched on error, written
  *                         with PSV_NOT_CONVERGED (unconverged columns hold their last iterate)
