@@ -47,9 +47,6 @@ std::unique_ptr<MatrixStore> symmetric_pattern(CudaBackend &be, const CudaMatrix
 std::unique_ptr<MatrixStore> coo_to_matrix(CudaBackend &be, int64_t nrows, int64_t ncols, psv_type type, int64_t nnz,
                                            const int32_t *rows, const int32_t *cols, const void *values,
                                            const FormatOptions &opt);
-// Column rank order pays for an input x of x_bytes (plan.cu): M's columns follow a power law
-// and x exceeds `share` of L2 (M's policy).
-bool prefers_rank_order(const CudaMatrix &M, double x_bytes, double share);
 // Row statistics (empty rows, longest row) of M's CSR, then M.rebuild(opt) (matrix.cu).
 void finish_matrix(CudaBackend &be, CudaMatrix &M, const FormatOptions &opt);
 

@@ -26,8 +26,7 @@ bool power_law(const CudaMatrix &M, const ColumnStats &cs, const Policy &p) {
 }
 // Column rank order pays where the columns follow a power law and x is too large for the L2
 // cache to hold it while the entries stream past (more than `share` of L2): gathered in rank
-// order, the hot part of x shares cache lines. The rule, for an input of x_bytes (ncols values,
-// or ncols x k for the k-vector product, whose tile-composite variant it selects).
+// order, the hot part of x shares cache lines. The rule, for an input of x_bytes.
 bool rank_order_pays(const CudaMatrix &M, const ColumnStats &cs, const Policy &p, double x_bytes, double share) {
     return power_law(M, cs, p) && x_bytes > share * (double)p.l2_bytes;
 }
@@ -89,10 +88,6 @@ int32_t csr_lanes_for(const Policy &p, int64_t nvals, int64_t nrows) {
 }
 
 }  // namespace
-
-bool prefers_rank_order(const CudaMatrix &M, double x_bytes, double share) {
-    return rank_order_pays(M, M.columns, M.policy, x_bytes, share);
-}
 
 FormParams form_params(const FormatOptions &opt, const Policy &p, size_t vb, bool want_coo) {
     FormParams f;
