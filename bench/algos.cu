@@ -1,6 +1,8 @@
 // The algorithms timed on psv's default (auto) form against the cuSPARSE-based versions:
 // PageRank and HITS through the public API, RWR through psv's algorithm layer (the graph S built
 // once and timed apart, then the queries).
+#include <algorithm>
+#include <cstring>
 #include <memory>
 
 #include "algo/algorithms.hpp"
@@ -98,8 +100,36 @@ void time_cs_pagerank(AlgoInputs &in, Result &res) {
     res.pr_cs1 = median(t1);
 }
 
+// psv's PageRank with its loop never captured (Policy::loop_graph_max_entries = 0): the time,
+// and whether rank and count equal the default run's (in.prk, res.pr_it_psv) bit for bit.
+void time_psv_pagerank_plain(AlgoInputs &in, Result &res) {
+    const psv::cuda::Policy saved = psv::cuda::policy_of(g_ctx);
+    psv::cuda::Policy p = saved;
+    p.loop_graph_max_entries = 0;
+    psv::cuda::set_policy(g_ctx, p);
+    psv_vector *rank = nullptr;
+    int32_t it = 0;
+    std::vector<double> tp;
+    for (int rep = 0; rep < O.alg_reps + 1; ++rep) {  // one warm-up
+        psv_vector_free(&rank);
+        const double t0 = now_s();
+        PK(psv_pagerank(&rank, &it, in.PA, kDamping, kTol, kMaxIt));
+        if (rep) tp.push_back(now_s() - t0);
+    }
+    psv::cuda::set_policy(g_ctx, saved);
+    std::vector<float> a((size_t)in.n), b((size_t)in.n);
+    PK(psv_vector_get_device(rank, in.w.p, in.n));
+    psv_vector_free(&rank);
+    CK(cudaMemcpy(a.data(), in.w.p, (size_t)in.n * 4, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(b.data(), in.prk.p, (size_t)in.n * 4, cudaMemcpyDeviceToHost));
+    const bool same = it == res.pr_it_psv && std::memcmp(a.data(), b.data(), a.size() * 4) == 0;
+    std::printf("PageRank loop: psv plain %.4f s (%d it)  captured %.4f s (%d it)  identical %s  (graphs of <= %lld entries)\n",
+                median(tp), it, res.pr_psv, res.pr_it_psv, same ? "yes" : "NO", (long long)saved.loop_graph_max_entries);
+}
+
 void time_pagerank(AlgoInputs &in, Result &res) {
     time_psv_pagerank(in, res);
+    time_psv_pagerank_plain(in, res);
     time_cs_pagerank(in, res);
     std::printf("PageRank: psv %.4f s (%d it, %.3f ms/it; first call +%.3f s transpose)  cuSPARSE %.4f s (%d it, %.3f ms/it)"
                 "  L1 diff %.2e max rel %.2e\n",
@@ -163,8 +193,9 @@ std::vector<int64_t> rwr_queries(const Csr &A) {
     return qs;
 }
 
-// psv: S built once (timed apart), kQueries single runs, then one batch of kQueries. rel keeps
-// the last single query's relevance, out the batch's (n x kQueries, row-major).
+// psv: S built once (timed apart), kQueries single runs, then one batch of kQueries (results in
+// device memory, as the singles'). rel keeps the last single query's relevance, out the batch's
+// (n x kQueries, row-major, copied to the host after the timing).
 void time_psv_rwr(const psv::MatrixStore &store, const std::vector<int64_t> &qs, psv::Buffer &rel, std::vector<float> &out,
                   Result &res) {
     psv::Backend &be = psv::cuda::backend_of(g_ctx);
@@ -179,12 +210,19 @@ void time_psv_rwr(const psv::MatrixStore &store, const std::vector<int64_t> &qs,
         psv::rwr_single(be, steps, g, qs[j], kRwrC, kRwrTol, kRwrMaxIt, rel, it);
         it_sum += it;
     }
+    psv::cuda::synchronize(be);
     res.rwr_psv = now_s() - t0;
     res.rwr_it_psv = it_sum;
     std::vector<int32_t> its(kQueries);
+    psv::Buffer block;
     t0 = now_s();
-    psv::rwr(be, steps, g, qs.data(), kQueries, kRwrC, kRwrTol, kRwrMaxIt, out.data(), its.data());
+    psv::rwr_device(be, steps, g, qs.data(), kQueries, kRwrC, kRwrTol, kRwrMaxIt, block, its.data());
+    psv::cuda::synchronize(be);
     res.rwr_batch_psv = now_s() - t0;
+    be.download(out.data(), block.get(), out.size() * sizeof(float));
+    int32_t most = 0;
+    for (int32_t v : its) most = std::max(most, v);
+    std::printf("RWR batch: %d iterations (the most of one query)\n", most);
 }
 
 // cuSPARSE: S = pattern(A + A') built here (not timed), kQueries single runs.

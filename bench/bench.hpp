@@ -124,7 +124,7 @@ struct Csr {
 struct Opts {
     int runs = 50, warmup = 5;
     bool algos = true, reorder = true, flush = true;
-    bool kernel_on[4] = {true, true, true, true};  // --kernels: which of kKernels to time besides auto
+    bool kernel_on[5] = {true, true, true, true, true};  // --kernels: which of kKernels to time besides auto
     int64_t rwr_max_nnz = 20000000, algo_max_nnz = 600000000;
     int alg_reps = 1;  // timed calls of each algorithm (median), after a warm-up where one is needed
     uint64_t seed = 20261121;
@@ -136,6 +136,9 @@ struct Opts {
         int64_t hot = -1;     // the policy's hot_columns while the variant is planned
         bool ranked = false;  // the policy's rank_order_always while it is planned
         int64_t prefix = -1;  // the policy's ranked_prefix while it is planned
+        int stream_bps = 0;             // the policy's stream_blocks_per_sm (0: as chosen)
+        double stream_hot_share = -1;   // ... stream_hot_share (< 0: as chosen)
+        double stream_hot_parts = -1;   // ... stream_hot_parts (< 0: as chosen)
     };
     std::vector<Variant> variants;  // extra psv format options timed on every matrix
     std::vector<int64_t> proto_tw = {0, -1};  // bench prototype tile widths (0: L2 / 16 bytes; -1: one tile)
@@ -183,8 +186,9 @@ struct Result {
     psv_matrix_info info{};
     int auto_kernel = 0;
     // ms, weighted (plus-times) and pattern (plus-second)
-    Stat psv_w[4], psv_p[4];  // auto, tile-composite, tile-coo, csr
-    double psv_err_w[4] = {NAN, NAN, NAN, NAN}, psv_err_p[4] = {NAN, NAN, NAN, NAN};
+    Stat psv_w[5], psv_p[5];  // auto, tile-composite, tile-coo, csr, stream
+    double psv_err_w[5] = {NAN, NAN, NAN, NAN, NAN}, psv_err_p[5] = {NAN, NAN, NAN, NAN, NAN};
+    int64_t stream_bytes_w = 0, stream_bytes_p = 0;  // the streamed plan's byte model (0: none)
     Stat cs[3], cs_re[3];  // CSR_ALG1, CSR_ALG2, COO_ALG1; on the reordered matrix
     Stat psv_re;           // psv AUTO, weighted, on the reordered matrix (the row order's effect on psv)
     double cs_err[3] = {NAN, NAN, NAN};
@@ -230,7 +234,8 @@ extern double g_copy_bw;  // bytes/s
 extern std::string g_device;
 inline double eff_share_of(double bytes, double ms) { return bytes / (ms * 1e-3) / g_copy_bw; }
 // The kernels timed, in the columns' order (their names from the kernel table, psv_kernel_name).
-extern const psv_kernel kKernels[4];
+constexpr int kNumKernels = 5;
+extern const psv_kernel kKernels[kNumKernels];
 extern const char *kCsName[3];
 
 // ---- generate.cu ----------------------------------------------------------------------------------

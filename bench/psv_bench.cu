@@ -9,17 +9,19 @@
 //   --runs R (50) --warmup W (5) --json F --csv F --svg F --no-algos --no-reorder
 //   --rwr-max-nnz N (20000000) --algo-max-nnz N (600000000) --seed S --no-flush
 //   --contrast (mark the following matrices as non-power-law)  --powerlaw (back)
-//   --variant tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr,hot=H,ranked=0|1,prefix=P   (repeatable) also
+//   --variant tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr|stream,hot=H,ranked=0|1,prefix=P,sbps=N,shs=X,shp=X   (repeatable) also
 //                              time psv with these format options (tile width, max dense tiles,
 //                              workload size, kernel; hot: AUTO's hot columns in shared memory, 0 =
 //                              none, the policy's hot_columns; ranked=1: AUTO's x in column rank
 //                              order on any matrix, the policy's rank_order_always; prefix: the
 //                              ranks a ranked hot-kernel plan keeps, the policy's ranked_prefix;
+//                              sbps, shs, shp: the streamed product's blocks per SM, hot share and
+//                              hot partitions share, the policy's stream_* fields; all
 //                              injected through psv::cuda::set_policy and replan)
 //   --proto-tw LIST            tile widths of the bench-side prototype (not psv): 0 = L2/16 bytes,
 //                              -1 = one tile, "none" = skip (default "0,-1")
 //   --alg-reps R (1)           timed calls per algorithm (PageRank, HITS)
-//   --kernels LIST             which of tile-composite,tile-coo,csr to time besides auto (all)
+//   --kernels LIST             which of tile-composite,tile-coo,csr,stream to time besides auto (all)
 //
 // Timing: CUDA events on psv's own stream (psv::cuda::stream_of), median of R runs after W
 // warm-ups; before every timed run the L2 is flushed (a memset of 2x L2 outside the events) and
@@ -55,7 +57,8 @@ std::vector<Result> g_results;
 double g_copy_bw = NAN;
 std::string g_device;
 const char *kCsName[3] = {"CSR_ALG1", "CSR_ALG2", "COO_ALG1"};
-const psv_kernel kKernels[4] = {PSV_KERNEL_AUTO, PSV_KERNEL_TILE_COMPOSITE, PSV_KERNEL_TILE_COO, PSV_KERNEL_CSR};
+const psv_kernel kKernels[kNumKernels] = {PSV_KERNEL_AUTO, PSV_KERNEL_TILE_COMPOSITE, PSV_KERNEL_TILE_COO, PSV_KERNEL_CSR,
+                                          PSV_KERNEL_STREAM};
 
 // time_algorithms (algos.cu): PageRank, HITS and RWR on PA, psv against
 // the cuSPARSE-based versions with algorithm `best`.
@@ -174,7 +177,7 @@ static MatrixHandle build_auto(const Csr &A, Result &res) {
 // 3. vectors: nx inputs rotating past 2x L2, one output; references in double; psv's vectors
 //    over the same inputs and the two semirings
 struct Inputs {
-    int64_t n = 0, nc = 0;
+    int64_t n = 0, nc = 0, nnz = 0;
     int nx = 1;
     Dev<float> X, Y;
     Dev<double> ref_w, ref_p;
@@ -182,7 +185,7 @@ struct Inputs {
     psv_vector *W = nullptr;
     psv_semiring *s_w = nullptr, *s_p = nullptr;
 
-    Inputs(const Csr &A, int dev) : n(A.nrows), nc(A.ncols) {
+    Inputs(const Csr &A, int dev) : n(A.nrows), nc(A.ncols), nnz(A.nnz) {
         int l2 = 0;
         CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
         nx = (int)std::max<int64_t>(1, std::min<int64_t>(64, (2LL * l2 + 4 * nc - 1) / std::max<int64_t>(1, 4 * nc)));
@@ -231,6 +234,17 @@ static void time_psv(int ki, psv_matrix *PA, Inputs &in, Result &res) {
     }
     std::printf("psv %-15s weighted %8.4f ms (err %.1e)  pattern %8.4f ms (err %.1e)\n", psv_kernel_name(kKernels[ki]), res.psv_w[ki].med,
                 res.psv_err_w[ki], res.psv_p[ki].med, res.psv_err_p[ki]);
+    const psv::cuda::StreamCounts sc = psv::cuda::stream_counts(PA);
+    if (sc.parts > 0) {  // the streamed plan's byte model next to its times
+        res.stream_bytes_w = sc.bytes_weighted, res.stream_bytes_p = sc.bytes_pattern;
+        const double ms_w = res.psv_w[ki].med, ms_p = res.psv_p[ki].med;
+        std::printf("  stream model: %lld partitions (%lld hot), pairs %.3f per entry, %lld runs, %lld cut rows; weighted %.0f MB "
+                    "(%.3f ms at copy, %.0f%% of copy), pattern %.0f MB (%.3f ms, %.0f%%)\n",
+                    (long long)sc.parts, (long long)sc.hot, (double)sc.pairs / std::max<int64_t>(1, in.nnz), (long long)sc.runs,
+                    (long long)sc.cut_rows, sc.bytes_weighted / 1e6, sc.bytes_weighted / g_copy_bw * 1e3,
+                    100.0 * sc.bytes_weighted / (ms_w * 1e-3) / g_copy_bw, sc.bytes_pattern / 1e6,
+                    sc.bytes_pattern / g_copy_bw * 1e3, 100.0 * sc.bytes_pattern / (ms_p * 1e-3) / g_copy_bw);
+    }
     std::fflush(stdout);
 }
 
@@ -275,7 +289,7 @@ static void time_reordered(const Csr &A, const int32_t *rank, const std::vector<
 
 // 7. the other kernels (each a rebuild of the form)
 static void time_other_kernels(psv_matrix *PA, Inputs &in, Result &res) {
-    for (int ki = 1; ki < 4; ++ki) {
+    for (int ki = 1; ki < kNumKernels; ++ki) {
         if (ki == 1 && res.auto_kernel == PSV_KERNEL_TILE_COMPOSITE) continue;
         if (!O.kernel_on[ki]) continue;
         PK(psv_matrix_set_option(PA, PSV_OPT_KERNEL, kKernels[ki]));
@@ -295,6 +309,9 @@ static std::string plan_variant(const Opts::Variant &v, psv_matrix *PA, psv_matr
     p.hot_columns = v.hot;
     p.rank_order_always = v.ranked;
     p.ranked_prefix = v.prefix;
+    if (v.stream_bps > 0) p.stream_blocks_per_sm = v.stream_bps;
+    if (v.stream_hot_share >= 0) p.stream_hot_share = v.stream_hot_share;
+    if (v.stream_hot_parts >= 0) p.stream_hot_parts = v.stream_hot_parts;
     std::string why;
     psv::cuda::set_policy(g_ctx, p);
     try {
@@ -388,12 +405,12 @@ static void usage() {
     std::fprintf(stderr,
                  "usage: psv_bench [--runs R] [--warmup W] [--json F] [--csv F] [--svg F] [--no-algos] [--no-reorder]\n"
                  "                 [--no-flush] [--rwr-max-nnz N] [--algo-max-nnz N] [--seed S] [--contrast|--powerlaw]\n"
-                 "                 [--variant tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr,hot=H,ranked=0|1,prefix=P]... MATRIX...\n"
+                 "                 [--variant tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr|stream,hot=H,ranked=0|1,prefix=P,sbps=N,shs=X,shp=X]... MATRIX...\n"
                  "  MATRIX: rmat:SCALE[:EF] | stencil:N | PATH[@LABEL]\n");
     std::exit(2);
 }
 
-// tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr,hot=H,ranked=0|1,prefix=P  (unset: the defaults)
+// tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr|stream,hot=H,ranked=0|1,prefix=P,sbps=N,shs=X,shp=X  (unset: the defaults)
 static Opts::Variant parse_variant(const std::string &spec) {
     Opts::Variant v;
     v.name = spec;
@@ -410,7 +427,10 @@ static Opts::Variant parse_variant(const std::string &spec) {
         else if (k == "wl") v.workload_size = std::atoll(val.c_str());
         else if (k == "kernel")
             v.kernel = val == "auto" ? PSV_KERNEL_AUTO : val == "coo" ? PSV_KERNEL_TILE_COO
-                     : val == "csr"  ? PSV_KERNEL_CSR : PSV_KERNEL_TILE_COMPOSITE;
+                     : val == "csr"  ? PSV_KERNEL_CSR : val == "stream" ? PSV_KERNEL_STREAM : PSV_KERNEL_TILE_COMPOSITE;
+        else if (k == "sbps") v.stream_bps = std::atoi(val.c_str());
+        else if (k == "shs") v.stream_hot_share = std::atof(val.c_str());
+        else if (k == "shp") v.stream_hot_parts = std::atof(val.c_str());
         else if (k == "hot") v.hot = std::atoll(val.c_str());
         else if (k == "ranked") v.ranked = std::atoi(val.c_str()) != 0;
         else if (k == "prefix") v.prefix = std::atoll(val.c_str());
@@ -452,7 +472,7 @@ static std::vector<std::pair<std::string, std::string>> parse_args(int argc, cha
         else if (a == "--no-reorder") O.reorder = false;
         else if (a == "--kernels") {  // comma list of tile-composite, tile-coo, csr (auto is always timed)
             const std::string l = next();
-            for (int k = 1; k < 4; ++k) O.kernel_on[k] = l.find(psv_kernel_name(kKernels[k])) != std::string::npos;
+            for (int k = 1; k < kNumKernels; ++k) O.kernel_on[k] = l.find(psv_kernel_name(kKernels[k])) != std::string::npos;
         }
         else if (a == "--no-flush") O.flush = false;
         else if (a == "--alg-reps") O.alg_reps = std::max(1, std::atoi(next().c_str()));

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The standard benchmark set in one call (one process, one GPU): R-MAT scales 20-25 (edge
+# The standard benchmark set in one call (one process, one GPU): R-MAT scales 20-26 (edge
 # factor 16), the largest real graphs, and the non-power-law contrast (a 3-D 27-point stencil of
 # ~10^7 rows and the contrast/ matrices). Results go to $OUT (or ./bench-out): bench.log,
 # bench.json, bench.csv, speedup.svg.
@@ -46,7 +46,7 @@ for f in "$DATA"/contrast/*; do [ -f "$f" ] && contrast+=("$f"); done
 if [ "${PSV_BENCH_SET:-standard}" = quick ]; then
   set_args=(rmat:16 rmat:20 "${real[@]:0:1}" --contrast "${contrast[@]:0:1}" stencil:64)
 else
-  set_args=("${real[@]}" rmat:20 rmat:21 rmat:22 rmat:23 rmat:24 rmat:25 --contrast "${contrast[@]}" stencil:215)
+  set_args=("${real[@]}" rmat:20 rmat:21 rmat:22 rmat:23 rmat:24 rmat:25 rmat:26 --contrast "${contrast[@]}" stencil:215)
 fi
 # shellcheck disable=SC2086
 "$BIN" --json "$OUT/bench.json" --csv "$OUT/bench.csv" --svg "$OUT/speedup.svg" ${PSV_BENCH_ARGS:-} "${set_args[@]}" \

@@ -84,6 +84,19 @@ std::string plan_description(const psv_matrix *A) {
     return as_cuda(*A->store).plan_description();
 }
 
+StreamCounts stream_counts(const psv_matrix *A) {
+    ContextCore &c = core_of(A);
+    std::lock_guard<std::recursive_mutex> g(c.mutex);
+    const CudaMatrix &M = as_cuda(*A->store);
+    const StreamPlan &P = M.stream;
+    StreamCounts r;
+    if (M.kernel != PSV_KERNEL_STREAM || P.parts == 0) return r;
+    r.parts = P.parts, r.hot = P.hot, r.slots = P.slots, r.pairs = P.pairs, r.runs = P.runs, r.cut_rows = P.nsplit;
+    r.bytes_pattern = P.model_bytes(M.nrows, M.ncols, M.nvals, false);
+    r.bytes_weighted = P.model_bytes(M.nrows, M.ncols, M.nvals, true);
+    return r;
+}
+
 psv_matrix *wrap_matrix(psv_context *ctx, std::unique_ptr<MatrixStore> store) {
     ContextCore &c = core_of(ctx);
     if (!store) fail(PSV_ERROR_NULL_POINTER, "no matrix to wrap");

@@ -56,6 +56,14 @@ void set_policy(psv_context *ctx, const Policy &p);
 void replan(psv_matrix *A);
 // A's SpMV plan in words (the chunk plan's column order and hot columns, or the tile form).
 std::string plan_description(const psv_matrix *A);
+// What a streamed plan (PSV_KERNEL_STREAM) holds, and the bytes one product must move by its byte
+// model (x read, items read, pairs written and read, slots read per entry, the row pointer, t
+// written; values too where weighted). All zero where A's product does not stream.
+struct StreamCounts {
+    int64_t parts = 0, hot = 0, slots = 0, pairs = 0, runs = 0, cut_rows = 0;
+    int64_t bytes_pattern = 0, bytes_weighted = 0;
+};
+StreamCounts stream_counts(const psv_matrix *A);
 // A handle for a store built by build_from_device_* on ctx's backend (psv_matrix_free frees it).
 psv_matrix *wrap_matrix(psv_context *ctx, std::unique_ptr<MatrixStore> store);
 // The context's backend (for build_from_device_* and the algorithm layer), and its algorithm

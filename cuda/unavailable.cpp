@@ -35,6 +35,7 @@ Policy policy_of(psv_context *) { unavailable(); }
 void set_policy(psv_context *, const Policy &) { unavailable(); }
 void replan(psv_matrix *) { unavailable(); }
 std::string plan_description(const psv_matrix *) { unavailable(); }
+StreamCounts stream_counts(const psv_matrix *) { unavailable(); }
 psv_matrix *wrap_matrix(psv_context *, std::unique_ptr<MatrixStore>) { unavailable(); }
 Backend &backend_of(psv_context *) { unavailable(); }
 AlgoSteps &steps_of(psv_context *) { unavailable(); }

@@ -29,8 +29,8 @@ for s in $srcs; do
   fi
 done
 for p in "${pids[@]}"; do wait "$p"; done
-for t in fuzz_read fuzz_build; do
+for t in fuzz_read fuzz_build fuzz_bvgraph; do
   "$CXX" "${flags[@]}" -fsanitize=fuzzer "fuzz/$t.cpp" "${objs[@]}" -lz -lpthread -o "$out/$t"
 done
 "$CXX" "${flags[@]}" -fsanitize=fuzzer -DFUZZ_GZIP fuzz/fuzz_read.cpp "${objs[@]}" -lz -lpthread -o "$out/fuzz_read_gz"
-echo "fuzz targets in $out: fuzz_read fuzz_read_gz fuzz_build"
+echo "fuzz targets in $out: fuzz_read fuzz_read_gz fuzz_build fuzz_bvgraph"

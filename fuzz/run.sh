@@ -22,7 +22,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 status=0
 total=0
-for t in fuzz_read fuzz_read_gz fuzz_build; do
+for t in fuzz_read fuzz_read_gz fuzz_build fuzz_bvgraph; do
   corpus=fuzz/corpus/${t%_gz}
   [ "$t" = fuzz_read_gz ] && corpus=fuzz/corpus/fuzz_read_gz
   work=$(mktemp -d)

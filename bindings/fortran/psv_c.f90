@@ -67,6 +67,7 @@ module psv_c
   integer(c_int32_t), parameter :: PSV_KERNEL_TILE_COMPOSITE = 1
   integer(c_int32_t), parameter :: PSV_KERNEL_TILE_COO = 2
   integer(c_int32_t), parameter :: PSV_KERNEL_CSR = 3
+  integer(c_int32_t), parameter :: PSV_KERNEL_STREAM = 4
   integer(c_int32_t), parameter :: PSV_READ_UNDIRECTED = 1
   integer(c_int32_t), parameter :: PSV_READ_RELABEL = 2
 

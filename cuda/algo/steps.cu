@@ -1,5 +1,9 @@
 // The CUDA implementation of the algorithms' steps (AlgoSteps, src/core/algo_steps.hpp): one launch
-// each, the reductions deterministic (vector/reduce.cuh).
+// each, the reductions deterministic (vector/reduce.cuh and the RWR update's fixed tree below),
+// and the iteration loop captured as a CUDA graph for small matrices (run_loop).
+#include <algorithm>
+#include <vector>
+
 #include "core/algo_steps.hpp"
 #include "cuda/internal.hpp"
 #include "cuda/runtime/backend.cuh"
@@ -13,18 +17,55 @@ namespace {
 class CudaAlgoSteps final : public AlgoSteps {
 public:
     explicit CudaAlgoSteps(CudaBackend &be) : be_(be) {}
-    void pagerank_scale(int64_t n, const float *r, const float *inv_outdeg, float *w,
-                        double *dangling) override;
+    void pagerank_scale(int64_t n, const float *r, const float *inv_outdeg, float *w, double *dangling,
+                        const LoopState *state) override;
     void pagerank_update(int64_t n, const float *t, float *r, double damping, const double *dangling,
-                         const float *personal, double *diff) override;
+                         const float *personal, LoopState *state) override;
+    void run_loop(const std::function<void()> &iteration, LoopState *state, int64_t entries,
+                  LoopState &final_host) override;
     void sum(int64_t n, const float *x, double *out) override;
     void normalize_diff(int64_t n, float *x, const double *total, const float *prev,
                         double *diff) override;
-    void rwr_update(int64_t n, int32_t k, const float *T, float *R, double c,
-                    const int64_t *queries_host, double *diffs) override;
+    void rwr_start(int64_t n, int32_t k, const int64_t *queries, const float *inv_degree, float *R,
+                   float *U) override;
+    void rwr_update(int64_t n, int32_t k, const float *T, float *R, float *U, const float *inv_degree, double c,
+                    const int64_t *queries, double *diffs) override;
+    void copy_columns(int64_t n, const float *src, int32_t src_k, float *dst, int32_t dst_k, int32_t m,
+                      const int32_t *src_cols, const int32_t *dst_cols) override;
 
 private:
+    // A double the caller does not want (a launch's result nobody reads).
+    double *unwanted() {
+        if (!unwanted_.get()) unwanted_ = Buffer(&be_, sizeof(double));
+        return unwanted_.as<double>();
+    }
     CudaBackend &be_;
+    Buffer unwanted_;
+    // the RWR update's block partials (grown as needed) and its counter (zero between launches)
+    Buffer rwr_partials_, rwr_counter_;
+};
+
+// ---- PageRank ---------------------------------------------------------------------------------
+
+// A step's result into a plain scalar, the whole launch skipped once the loop has ended.
+struct OutUnlessDone {
+    double *p;
+    const LoopState *state;
+    __device__ bool skip() const { return state && state->done; }
+    __device__ void put(int, double r) const { *p = r; }
+};
+
+// The update's result: the difference, the iteration counted, the convergence test.
+struct OutLoop {
+    LoopState *state;
+    __device__ bool skip() const { return state->done; }
+    __device__ void put(int, double r) const {
+        LoopState &s = *state;
+        s.diff = r;
+        s.iterations += 1;
+        s.converged = r <= s.tolerance;
+        s.done = s.converged || s.iterations >= s.max_iterations;
+    }
 };
 
 struct PrScale {
@@ -37,19 +78,15 @@ struct PrScale {
     }
 };
 
-void CudaAlgoSteps::pagerank_scale(int64_t n, const float *r, const float *inv, float *w, double *dangling) {
+void CudaAlgoSteps::pagerank_scale(int64_t n, const float *r, const float *inv, float *w, double *dangling,
+                                   const LoopState *state) {
+    be_.activate();
     if (n <= 0) {
-        if (dangling) be_.set_bytes(dangling, 0, 8);
+        if (dangling && !state) be_.set_bytes(dangling, 0, 8);
         return;
     }
-    be_.activate();
-    Buffer tmp;
-    double *out = dangling;
-    if (!out) {
-        tmp = Buffer(&be_, 8);
-        out = tmp.as<double>();
-    }
-    launch_mapreduce<double, PlusD>(be_, n, PrScale{r, inv, w}, 0.0, out);
+    double *out = dangling ? dangling : unwanted();
+    launch_mapreduce_out<double, PlusD>(be_, n, PrScale{r, inv, w}, 0.0, OutUnlessDone{out, state});
 }
 
 struct PrUpdate {
@@ -70,14 +107,79 @@ struct PrUpdate {
 };
 
 void CudaAlgoSteps::pagerank_update(int64_t n, const float *t, float *r, double damping, const double *dangling,
-                                  const float *personal, double *diff) {
-    if (n <= 0) {
-        be_.set_bytes(diff, 0, 8);
+                                    const float *personal, LoopState *state) {
+    if (n <= 0) return;
+    be_.activate();
+    launch_mapreduce_out<double, PlusD>(be_, n, PrUpdate{t, r, personal, dangling, damping, 1.0 / (double)n}, 0.0,
+                                        OutLoop{state});
+}
+
+// A captured graph and its executable, destroyed with the object; the pool holds the blocks the
+// capture freed until then (the graph's launches have ended: the stream is synchronized first).
+class LoopGraph {
+public:
+    explicit LoopGraph(CudaBackend &be) : be_(be) { be_.pool().hold(true); }
+    ~LoopGraph() {
+        (void)cudaStreamSynchronize(be_.stream());
+        if (exec_) cudaGraphExecDestroy(exec_);
+        if (graph_) cudaGraphDestroy(graph_);
+        (void)cudaGetLastError();
+        be_.pool().hold(false);
+    }
+    LoopGraph(const LoopGraph &) = delete;
+    LoopGraph &operator=(const LoopGraph &) = delete;
+    // Captures `times` calls of f on the stream (relaxed mode: the product may take blocks of the
+    // pool, which then come from the held ones or from cudaMalloc) and instantiates the graph.
+    void capture(const std::function<void()> &f, int times) {
+        cudaStream_t st = be_.stream();
+        PSV_CUDA_CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeRelaxed));
+        try {
+            for (int i = 0; i < times; ++i) f();
+        } catch (...) {
+            cudaGraph_t g = nullptr;
+            (void)cudaStreamEndCapture(st, &g);
+            if (g) cudaGraphDestroy(g);
+            throw;
+        }
+        PSV_CUDA_CHECK(cudaStreamEndCapture(st, &graph_));
+        PSV_CUDA_CHECK(cudaGraphInstantiate(&exec_, graph_, 0));
+    }
+    void launch() { PSV_CUDA_CHECK(cudaGraphLaunch(exec_, be_.stream())); }
+
+private:
+    CudaBackend &be_;
+    cudaGraph_t graph_ = nullptr;
+    cudaGraphExec_t exec_ = nullptr;
+};
+
+// The first iteration runs as it is (whatever the product builds on first use is built, its
+// blocks taken); then, for a small matrix, Policy::loop_graph_iterations iterations are captured
+// once and the graph launched until the state ends, one read-back per launch. The steps past the
+// converged iteration do nothing but the product (the state's skip), so rank and count are those
+// of the plain loop, bit for bit.
+void CudaAlgoSteps::run_loop(const std::function<void()> &iteration, LoopState *state, int64_t entries,
+                             LoopState &final_host) {
+    be_.activate();
+    iteration();
+    be_.download(&final_host, state, sizeof final_host);
+    const Policy &P = be_.policy();
+    if (final_host.done) return;
+    if (entries > P.loop_graph_max_entries || P.loop_graph_iterations <= 1) {
+        while (!final_host.done) {
+            iteration();
+            be_.download(&final_host, state, sizeof final_host);
+        }
         return;
     }
-    be_.activate();
-    launch_mapreduce<double, PlusD>(be_, n, PrUpdate{t, r, personal, dangling, damping, 1.0 / (double)n}, 0.0, diff);
+    LoopGraph graph(be_);
+    graph.capture(iteration, P.loop_graph_iterations);
+    while (!final_host.done) {
+        graph.launch();
+        be_.download(&final_host, state, sizeof final_host);
+    }
 }
+
+// ---- HITS -------------------------------------------------------------------------------------
 
 struct SumF {
     const float *x;
@@ -112,45 +214,161 @@ void CudaAlgoSteps::normalize_diff(int64_t n, float *x, const double *total, con
         return;
     }
     be_.activate();
-    Buffer tmp;
-    double *out = diff;
-    if (!prev || !out) {
-        tmp = Buffer(&be_, 8);
-        out = tmp.as<double>();
-    }
+    double *out = prev && diff ? diff : unwanted();
     launch_mapreduce<double, PlusD>(be_, n, NormDiff{x, total, prev}, 0.0, out);
 }
 
-struct RwrUpdate {
+// ---- random walk with restart -----------------------------------------------------------------
+
+__global__ void rwr_start_kernel(int32_t k, const int64_t *queries, const float *inv, float *R, float *U) {
+    const int32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= k) return;
+    const int64_t q = queries[j];
+    R[q * k + j] = 1.0f;
+    U[q * k + j] = 1.0f * inv[q];
+}
+
+void CudaAlgoSteps::rwr_start(int64_t n, int32_t k, const int64_t *queries, const float *inv, float *R, float *U) {
+    if (n <= 0 || k <= 0) return;
+    be_.activate();
+    be_.set_bytes(R, 0, (size_t)n * k * sizeof(float));
+    be_.set_bytes(U, 0, (size_t)n * k * sizeof(float));
+    rwr_start_kernel<<<grid_for(k), 256, 0, be_.stream()>>>(k, queries, inv, R, U);
+    PSV_CUDA_LAUNCH_CHECK();
+}
+
+// One query (k = 1): the element-wise map-reduce.
+struct RwrUpdate1 {
     const float *T;
-    float *R;
-    const int64_t *queries;  // device, k
-    int32_t k;
+    float *R, *U;
+    const float *inv;
+    const int64_t *query;
     double c;
-    __device__ double operator()(int64_t i, int j) const {
+    __device__ double operator()(int64_t i, int) const {
         const float cf = (float)c, restart = (float)(1.0 - c);
-        const int64_t p = i * k + j;
-        const float rn = cf * T[p] + (i == queries[j] ? restart : 0.0f);
-        const double dd = fabs((double)rn - (double)R[p]);
-        R[p] = rn;
+        const float rn = cf * T[i] + (i == *query ? restart : 0.0f);
+        const double dd = fabs((double)rn - (double)R[i]);
+        R[i] = rn;
+        U[i] = rn * inv[i];
         return dd;
     }
 };
 
-void CudaAlgoSteps::rwr_update(int64_t n, int32_t k, const float *T, float *R, double c, const int64_t *queries,
-                             double *diffs) {
+constexpr int kRwrThreads = 256;
+// enough blocks that a warp's chain of rows stays short (the kernel is latency bound otherwise)
+constexpr int kRwrMaxBlocks = 2048;
+constexpr int64_t kRwrRowsPerBlock = 128;
+
+inline int rwr_blocks(int64_t n) {
+    return (int)std::min<int64_t>(kRwrMaxBlocks, std::max<int64_t>(1, (n + kRwrRowsPerBlock - 1) / kRwrRowsPerBlock));
+}
+
+// k >= 2 queries: block b takes a fixed range of rows; a warp's lanes cover L columns (a power of
+// two >= k, at most 32; wider blocks in chunks of 32) of 32 / L rows at a time, so a warp reads
+// whole stretches of the row-major block. Per column: each lane sums its rows in order, lanes of
+// one column by a fixed butterfly, warps in warp order, blocks' partials in block order by the
+// last block to finish (an integer counter picks it). No float atomics: the same sums every run.
+__global__ void __launch_bounds__(kRwrThreads)
+    rwr_update_kernel(int64_t n, int32_t k, int L, const float *__restrict__ T, float *__restrict__ R,
+                      float *__restrict__ U, const float *__restrict__ inv, float cf, float restart,
+                      const int64_t *__restrict__ queries, double *partials, unsigned *counter, double *diffs) {
+    __shared__ double warp_sum[kRwrThreads / 32][32];
+    __shared__ bool last;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int G = 32 / L, g = lane / L, jl = lane % L;
+    const int64_t per = (n + gridDim.x - 1) / gridDim.x;
+    const int64_t r0 = (int64_t)blockIdx.x * per, r1 = min(n, r0 + per);
+    for (int32_t j0 = 0; j0 < k; j0 += 32) {
+        const int32_t j = j0 + jl;
+        const bool valid = jl < L && j < k;
+        const int64_t q = valid ? queries[j] : -1;
+        double acc = 0.0;
+        if (valid) {
+#pragma unroll 4
+            for (int64_t i = r0 + warp * G + g; i < r1; i += (kRwrThreads / 32) * G) {
+                const int64_t e = i * k + j;
+                const float rn = cf * T[e] + (i == q ? restart : 0.0f);
+                acc += fabs((double)rn - (double)R[e]);
+                R[e] = rn;
+                U[e] = rn * inv[i];
+            }
+        }
+        for (int m = L; m < 32; m <<= 1) acc += shfl_xor_any(acc, m);
+        if (g == 0) warp_sum[warp][jl] = acc;
+        __syncthreads();
+        if (threadIdx.x < 32 && j0 + (int32_t)threadIdx.x < k && (int)threadIdx.x < L) {
+            double s = 0.0;
+            for (int w = 0; w < kRwrThreads / 32; ++w) s += warp_sum[w][threadIdx.x];
+            partials[(int64_t)blockIdx.x * k + j0 + threadIdx.x] = s;
+            __threadfence();  // each writer's own: the last block reads them
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        __threadfence();
+        last = atomicAdd(counter, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    // warp w combines columns w, w + 8, ...: lanes over blocks in order, then a fixed butterfly
+    for (int32_t j = warp; j < k; j += kRwrThreads / 32) {
+        double s = 0.0;
+        for (unsigned b = lane; b < gridDim.x; b += 32) s += __ldcg(partials + (int64_t)b * k + j);  // L2: past the fence
+        for (int m = 16; m >= 1; m >>= 1) s += shfl_xor_any(s, m);
+        if (lane == 0) diffs[j] = s;
+    }
+    if (threadIdx.x == 0) *counter = 0;
+}
+
+void CudaAlgoSteps::rwr_update(int64_t n, int32_t k, const float *T, float *R, float *U, const float *inv, double c,
+                               const int64_t *queries, double *diffs) {
     if (k <= 0) return;
     be_.activate();
     if (n <= 0) {
         be_.set_bytes(diffs, 0, (size_t)k * 8);
         return;
     }
-    Buffer q(&be_, (size_t)k * 8);
-    be_.upload(q.get(), queries, (size_t)k * 8);
-    if (k > 65535) fail(PSV_ERROR_INVALID_VALUE, "at most 65535 queries at once on the CUDA backend");
-    // Lanes of one launch write disjoint entries (column j of R): no conflict.
-    launch_mapreduce<double, PlusD>(be_, n, RwrUpdate{T, R, q.as<int64_t>(), k, c}, 0.0, diffs, k);
-    be_.sync();  // q is freed on return
+    if (k == 1) {
+        launch_mapreduce<double, PlusD>(be_, n, RwrUpdate1{T, R, U, inv, queries, c}, 0.0, diffs);
+        return;
+    }
+    const int blocks = rwr_blocks(n);
+    const size_t need = (size_t)blocks * k * sizeof(double);
+    if (rwr_partials_.size() < need) rwr_partials_ = Buffer(&be_, need);  // the old one kept on failure
+    if (!rwr_counter_.get()) {
+        rwr_counter_ = Buffer(&be_, sizeof(unsigned));
+        be_.set_bytes(rwr_counter_.get(), 0, sizeof(unsigned));
+    }
+    int L = 1;
+    while (L < k && L < 32) L <<= 1;
+    rwr_update_kernel<<<blocks, kRwrThreads, 0, be_.stream()>>>(n, k, L, T, R, U, inv, (float)c, (float)(1.0 - c), queries,
+                                                                rwr_partials_.as<double>(), rwr_counter_.as<unsigned>(), diffs);
+    PSV_CUDA_LAUNCH_CHECK();
+}
+
+__global__ void copy_columns_kernel(int64_t n, int32_t m, const float *__restrict__ src, int32_t src_k,
+                                    float *__restrict__ dst, int32_t dst_k, const int32_t *__restrict__ cols) {
+    const int64_t total = n * m;
+    for (int64_t idx = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; idx < total;
+         idx += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t i = idx / m;
+        const int32_t t = (int32_t)(idx - i * m);
+        dst[i * dst_k + cols[m + t]] = src[i * src_k + cols[t]];
+    }
+}
+
+void CudaAlgoSteps::copy_columns(int64_t n, const float *src, int32_t src_k, float *dst, int32_t dst_k, int32_t m,
+                                 const int32_t *src_cols, const int32_t *dst_cols) {
+    if (n <= 0 || m <= 0) return;
+    be_.activate();
+    std::vector<int32_t> cols((size_t)2 * m);
+    std::copy(src_cols, src_cols + m, cols.begin());
+    std::copy(dst_cols, dst_cols + m, cols.begin() + m);
+    Buffer d(&be_, cols.size() * sizeof(int32_t));
+    be_.upload(d.get(), cols.data(), cols.size() * sizeof(int32_t));
+    copy_columns_kernel<<<grid_for(n * m), 256, 0, be_.stream()>>>(n, m, src, src_k, dst, dst_k, d.as<int32_t>());
+    PSV_CUDA_LAUNCH_CHECK();
 }
 
 }  // namespace

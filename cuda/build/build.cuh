@@ -35,6 +35,10 @@ int64_t list_long_rows(CudaBackend &be, const CudaMatrix &M, int64_t min_len, Bu
 ChunkPlan build_chunk_plan(CudaBackend &be, const CudaMatrix &M, const Policy &policy, Buffer &&col_order, bool ranked,
                            int64_t prefix, int64_t hot, size_t hot_vb);
 
+// The streamed product's plan of M (stream_plan.cu) for values of vb bytes under policy p, from
+// M's column ranking (rank_columns' col_order and rank_of, read and left as they are).
+StreamPlan build_stream_plan(CudaBackend &be, const CudaMatrix &M, const Policy &p, size_t vb, const Buffer &col_order,
+                             const Buffer &rank_of);
 // Device transpose of a CSR (values carried) (transpose.cu).
 void transpose_csr(CudaBackend &be, const CudaMatrix &A, CudaMatrix &T);
 // The pattern of A + A' (square A) built on the device with A's options.
@@ -43,9 +47,6 @@ std::unique_ptr<MatrixStore> symmetric_pattern(CudaBackend &be, const CudaMatrix
 std::unique_ptr<MatrixStore> coo_to_matrix(CudaBackend &be, int64_t nrows, int64_t ncols, psv_type type, int64_t nnz,
                                            const int32_t *rows, const int32_t *cols, const void *values,
                                            const FormatOptions &opt);
-// Column rank order pays for an input x of x_bytes (plan.cu): M's columns follow a power law
-// and x exceeds `share` of L2 (M's policy).
-bool prefers_rank_order(const CudaMatrix &M, double x_bytes, double share);
 // Row statistics (empty rows, longest row) of M's CSR, then M.rebuild(opt) (matrix.cu).
 void finish_matrix(CudaBackend &be, CudaMatrix &M, const FormatOptions &opt);
 

@@ -122,7 +122,7 @@ int64_t ChunkPlan::device_bytes() const {
 }
 
 int64_t CudaMatrix::device_bytes() const {
-    const int64_t n = bytes_of({&row_ptr, &col, &val, &long_rows}) + chunks.device_bytes();
+    const int64_t n = bytes_of({&row_ptr, &col, &val, &long_rows}) + chunks.device_bytes() + stream.device_bytes();
     return form_ ? n + form_->device_bytes() : n;
 }
 
@@ -224,6 +224,7 @@ void CudaMatrix::tile_info(int32_t tile, psv_tile_info &o) const {
 std::string CudaMatrix::plan_description() const {
     if (kernel == PSV_KERNEL_TILE_COMPOSITE) return "tile-composite form";
     if (kernel == PSV_KERNEL_TILE_COO) return "TILE-COO form";
+    if (kernel == PSV_KERNEL_STREAM && stream.parts > 0) return stream.describe();
     char b[128];
     if (chunks.ranked && chunks.ranked_prefix < ncols)
         std::snprintf(b, sizeof b, "ranked columns (first %lld), %lld hot", (long long)chunks.ranked_prefix,

@@ -5,6 +5,7 @@
 // rebuild) and psv_matrix_info_get / psv_matrix_tile_info (built, described and released).
 #pragma once
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "cuda/runtime/backend.cuh"
@@ -84,6 +85,50 @@ struct ChunkPlan {
     int64_t device_bytes() const;
 };
 
+// The streamed product's plan (PSV_KERNEL_STREAM; stream_plan.cu builds it, spmv/stream.cuh runs
+// it). The entries, in CSR order, are cut into partitions of whole or partial rows, each with at
+// most `slots` distinct source columns: its `hot` columns (ranks 0 .. hot-1, read from x by every
+// partition) and its pairs (every other column with an entry in the partition, in column order).
+// A product: the hot values gathered into xh; a scatter pass walks the columns in order, a block
+// per column block of x staged in shared memory, and writes x(j) into pv once per pair, in runs
+// (one per column block and partition) contiguous in pv; an accumulate pass, a block per
+// partition, loads its hot values and pairs into shared memory and sums its rows' pieces there
+// (entry e reads slot lidx[e]); a row cut by a partition boundary is summed piece by piece, the
+// pieces combined in partition order. No random read of x, no float atomics.
+struct StreamPlan {
+    int64_t parts = 0, hot = 0, slots = 0, pairs = 0, runs = 0;
+    int64_t column_block = 0, column_blocks = 0, splits = 0;  // scatter: x window, blocks per window
+    int64_t max_pairs = 0;  // the most pairs of one partition
+    size_t vb = 0;          // the value size the slots were counted for
+    int32_t lanes = 4;      // accumulate: lanes per row
+    Buffer part_entry;  // int64 [parts + 1]: first entry of each partition (last: nvals)
+    Buffer part_row;    // int32 [parts + 1]: the row holding part_entry (first: 0, last: nrows)
+    Buffer part_pair;   // uint32 [parts + 1]: first pair of each partition (last: pairs)
+    Buffer lidx;        // uint16 [nvals]: each entry's slot (hot rank, or hot + pair in partition)
+    Buffer hot_cols;    // int32 [hot]: the column of each hot rank
+    // the scatter's items: the pairs in (column block, partition, column) order; a run is the
+    // items of one column block and partition (consecutive in pv)
+    Buffer window_item;  // uint32 [column_blocks + 1]: first item of each column block
+    Buffer item_dest;    // uint32 [pairs]: each item's pair (its position in pv)
+    Buffer item_col;     // uint16 [pairs]: each item's column less its block's first
+    Buffer split;       // int32 [3 x nsplit]: row, first and last boundary of rows cut by one
+    int64_t nsplit = 0;
+    // workspace of one product (the context's stream orders products)
+    Buffer pv;       // pairs x vb
+    Buffer xh;       // hot x vb
+    Buffer partial;  // 2 x parts x 8: each partition's head and tail piece
+    int64_t device_bytes() const;
+    std::string describe() const;
+    // The bytes one product moves by the byte model (values of vb bytes): x read once by the
+    // scatter (ncols), its items (6 each: column and destination) read, each pair written and
+    // read, the hot values gathered, each entry's slot (2) [and value], the row pointer (8 per
+    // row, read by the accumulate pass) and t written.
+    int64_t model_bytes(int64_t nrows, int64_t ncols, int64_t nnz, bool weighted) const {
+        return ncols * (int64_t)vb + 6 * pairs + 2 * pairs * (int64_t)vb + 2 * hot * (int64_t)vb + 2 * nnz +
+               (weighted ? nnz * (int64_t)vb : 0) + 8 * (nrows + 1) + nrows * (int64_t)vb;
+    }
+};
+
 class CudaMatrix final : public MatrixStore {
 public:
     explicit CudaMatrix(CudaBackend *be) : be_(be), policy(be->policy()) {}
@@ -123,6 +168,7 @@ public:
     Buffer long_rows;
     int64_t n_long_rows = 0;
     ChunkPlan chunks;
+    StreamPlan stream;
 
 private:
     std::unique_ptr<TcForm> build_padded_form(ColumnStats &cs) const;

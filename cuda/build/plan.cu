@@ -26,8 +26,7 @@ bool power_law(const CudaMatrix &M, const ColumnStats &cs, const Policy &p) {
 }
 // Column rank order pays where the columns follow a power law and x is too large for the L2
 // cache to hold it while the entries stream past (more than `share` of L2): gathered in rank
-// order, the hot part of x shares cache lines. The rule, for an input of x_bytes (ncols values,
-// or ncols x k for the k-vector product, whose tile-composite variant it selects).
+// order, the hot part of x shares cache lines. The rule, for an input of x_bytes.
 bool rank_order_pays(const CudaMatrix &M, const ColumnStats &cs, const Policy &p, double x_bytes, double share) {
     return power_law(M, cs, p) && x_bytes > share * (double)p.l2_bytes;
 }
@@ -69,6 +68,16 @@ int64_t auto_hot(const CudaMatrix &M, const ColumnStats &cs, const Policy &p, si
     return h >= 32 ? h : 0;
 }
 
+// PSV_KERNEL_AUTO streams (PSV_KERNEL_STREAM), where the policy lets it (stream_auto), a
+// power-law matrix of at least stream_min_entries entries of values of at most
+// stream_max_value_bytes whose x exceeds stream_l2_share of L2: there the chunk kernels' random
+// reads of x are bound by the L2's random-read rate.
+bool auto_stream(const CudaMatrix &M, const ColumnStats &cs, const Policy &p, size_t vb) {
+    const double x_bytes = (double)M.ncols * (double)vb;
+    return p.stream_auto && power_law(M, cs, p) && M.nvals >= p.stream_min_entries && (int64_t)vb <= p.stream_max_value_bytes &&
+           x_bytes > p.stream_l2_share * (double)p.l2_bytes;
+}
+
 // Lanes per row for the CSR (vector) kernel: about csr_entries_per_lane entries per lane for a
 // row of mean length, a power of two from 2 to 32.
 int32_t csr_lanes_for(const Policy &p, int64_t nvals, int64_t nrows) {
@@ -79,10 +88,6 @@ int32_t csr_lanes_for(const Policy &p, int64_t nvals, int64_t nrows) {
 }
 
 }  // namespace
-
-bool prefers_rank_order(const CudaMatrix &M, double x_bytes, double share) {
-    return rank_order_pays(M, M.columns, M.policy, x_bytes, share);
-}
 
 FormParams form_params(const FormatOptions &opt, const Policy &p, size_t vb, bool want_coo) {
     FormParams f;
@@ -111,23 +116,26 @@ void CudaMatrix::rebuild(const FormatOptions &opt) {
                      tiles ? "tile-composite form" : "SpMV plan", (long long)nvals);
     std::unique_ptr<TcForm> form;
     ColumnStats cs;
-    Buffer order;  // the column ranking (AUTO: its chunk plan may read it)
+    Buffer order, rank_of;  // the column ranking (AUTO: its chunk plan or stream plan may read it)
     if (tiles) {
         form = std::make_unique<TcForm>();
         build_form(*be_, *this, fp, p.hot_min_length, *form, cs);
         be_->sync();
-    } else if (k == PSV_KERNEL_AUTO) {
-        Buffer rank_of;
+    } else if (k == PSV_KERNEL_AUTO || k == PSV_KERNEL_STREAM) {
         cs = rank_columns(*be_, *this, p.hot_min_length, order, rank_of);
     }
     bool ranked = false;
     int64_t hot = 0, prefix = ncols;
+    if (k == PSV_KERNEL_AUTO && auto_stream(*this, cs, p, vb)) k = PSV_KERNEL_STREAM;
     if (k == PSV_KERNEL_AUTO) {
         hot = auto_hot(*this, cs, p, vb);
         ranked = auto_ranked(*this, cs, p, hot);
         prefix = auto_ranked_prefix(*this, p, hot, vb);
         k = PSV_KERNEL_CSR;
     }
+    StreamPlan sp;  // an empty matrix's STREAM runs the CSR kernel (no plan)
+    if (k == PSV_KERNEL_STREAM && nvals > 0) sp = build_stream_plan(*be_, *this, p, vb, order, rank_of);
+    rank_of = Buffer();
     // the CSR kernel's plan (it also serves products whose input vector has absent entries)
     const int32_t lanes = csr_lanes_for(p, nvals, nrows);
     const int64_t long_min = p.csr_long_per_lane * (int64_t)lanes;
@@ -141,6 +149,7 @@ void CudaMatrix::rebuild(const FormatOptions &opt) {
     form_ = std::move(form);
     summary_.reset();
     chunks = std::move(plan);
+    stream = std::move(sp);
     csr_lanes = lanes;
     csr_long_min = long_min;
     long_rows = std::move(list);

@@ -7,12 +7,22 @@ namespace cuda {
 
 DevicePool::~DevicePool() {
     trim();
+    for (auto &kv : held_) cudaFree(kv.second);
     for (auto &kv : used_) cudaFree(kv.first);  // objects outliving their context: best effort
 }
 
 void *DevicePool::allocate(size_t bytes) {
     bytes = (bytes + 511) / 512 * 512;
     if (bytes == 0) bytes = 512;
+    if (holding_) {
+        auto h = held_.lower_bound(bytes);
+        if (h != held_.end() && h->first <= bytes + bytes / 4) {
+            void *p = h->second;
+            used_[p] = h->first;  // may throw bad_alloc: then the block stays held
+            held_.erase(h);
+            return p;
+        }
+    }
     auto it = free_.lower_bound(bytes);
     if (it != free_.end() && it->first <= bytes + bytes / 4) {
         void *p = it->second;
@@ -49,6 +59,19 @@ void DevicePool::deallocate(void *p) noexcept {
     if (it == used_.end()) return;
     const size_t bytes = it->second;
     used_.erase(it);
+    if (holding_) {
+        try {
+            held_.emplace(bytes, p);
+            return;
+        } catch (...) {
+            // no host memory for the node: the block is leaked rather than freed under a capture
+            return;
+        }
+    }
+    release(p, bytes);
+}
+
+void DevicePool::release(void *p, size_t bytes) noexcept {
     if (cached_ + bytes > cache_limit_ || no_cache_) {
         cudaFree(p);
         return;
@@ -59,6 +82,13 @@ void DevicePool::deallocate(void *p) noexcept {
     } catch (...) {
         cudaFree(p);  // cleanup must not need memory
     }
+}
+
+void DevicePool::hold(bool on) noexcept {
+    holding_ = on;
+    if (on) return;
+    for (auto &kv : held_) release(kv.second, kv.first);
+    held_.clear();
 }
 
 void DevicePool::trim() noexcept {

@@ -21,6 +21,11 @@ public:
     void *allocate(size_t bytes);
     void deallocate(void *p) noexcept;
     void trim() noexcept;  // release every cached block
+    // While held, freed blocks are set aside for the allocations made while held (reused in the
+    // order of the stream, the order a captured CUDA graph replays them in) and for nothing else:
+    // a graph captured meanwhile keeps its blocks until hold(false), called once its last launch
+    // has finished, returns them to the pool.
+    void hold(bool on) noexcept;
     size_t cached_bytes() const { return cached_; }
     // A new cache limit; with no_cache the cached blocks are released (the caller has
     // synchronized the device's work on them) and none is kept from now on.
@@ -33,6 +38,9 @@ public:
 private:
     std::multimap<size_t, void *> free_;
     std::unordered_map<void *, size_t> used_;
+    std::multimap<size_t, void *> held_;
+    bool holding_ = false;
+    void release(void *p, size_t bytes) noexcept;  // cache or free a block no longer used
     size_t cached_ = 0, cache_limit_;
     bool no_cache_;
 };

@@ -9,6 +9,7 @@
 #include "cuda/spmv/csr_chunk.cuh"
 #include "cuda/spmv/csr_hot.cuh"
 #include "cuda/spmv/csr_vector.cuh"
+#include "cuda/spmv/stream.cuh"
 #include "cuda/spmv/tile_coo.cuh"
 #include "cuda/spmv/tile_composite.cuh"
 
@@ -79,7 +80,12 @@ template <class S> void run_spmv(CudaBackend &be, const CudaMatrix &M, const Spm
     const T *u = static_cast<const T *>(a.u);
     if (n == 0) return;
     const bool use_vals = !M.pattern && a.mul != PSV_SECOND && a.mul != PSV_PAIR;
-    if (a.u_present || M.kernel == PSV_KERNEL_CSR) {
+    if (M.kernel == PSV_KERNEL_STREAM && !a.u_present && sizeof(T) <= M.stream.vb) {
+        launch_stream(be, M, s, use_vals ? M.val.as<T>() : nullptr, u, t, a.t_present);
+        return;
+    }
+    // the CSR kernels; under STREAM also for u with absent entries and values wider than its plan's
+    if (a.u_present || M.kernel == PSV_KERNEL_CSR || M.kernel == PSV_KERNEL_STREAM) {
         if (!a.u_present && M.chunks.nchunks > 0) {
             launch_csr_chunk(be, M, s, use_vals ? M.val.as<T>() : nullptr, u, t, a.t_present);
             return;

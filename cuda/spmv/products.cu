@@ -48,13 +48,36 @@ void tc_spmm(CudaBackend &be, const CudaMatrix &M, const TcForm &F, int32_t k, c
     // ur goes back to the pool on return: its reuse is ordered after these launches on the stream
 }
 
+// The CSR k-vector product: segments of Policy::spmm_segment_entries entries, then the rows cut by
+// segment ends (spmm.cuh). Its one allocation, the cut rows' partials, comes first: a failure
+// leaves T untouched.
+void csr_spmm(CudaBackend &be, const CudaMatrix &M, int32_t k, const float *U, float *T) {
+    cudaStream_t st = be.stream();
+    if (M.nvals == 0) {
+        be.set_bytes(T, 0, (size_t)M.nrows * (size_t)k * sizeof(float));
+        return;
+    }
+    const int64_t seg = std::max<int64_t>(32, M.policy.spmm_segment_entries);
+    const int64_t nseg = (M.nvals + seg - 1) / seg;
+    Buffer carry(&be, (size_t)nseg * 2 * ((size_t)k * sizeof(double) + sizeof(int32_t)));
+    double *cv = carry.as<double>();
+    int32_t *cr = reinterpret_cast<int32_t *>(cv + (size_t)nseg * 2 * k);
+    int L = 1;
+    while (L < k && L < 32) L <<= 1;
+    const int64_t blocks = (nseg + kSpmmThreads / 32 - 1) / (kSpmmThreads / 32);
+    spmm_segment_kernel<<<(unsigned)blocks, kSpmmThreads, 0, st>>>(M.nrows, M.row_ptr.as<int64_t>(), M.col.as<int32_t>(),
+                                                                   M.nvals, seg, nseg, k, L, U, T, cv, cr);
+    PSV_CUDA_LAUNCH_CHECK();
+    spmm_carry_kernel<<<(unsigned)blocks, kSpmmThreads, 0, st>>>(nseg, k, cv, cr, T);
+    PSV_CUDA_LAUNCH_CHECK();
+}
+
 }  // namespace
 
 // k = 1: the tuned SpMV (plus.second, fp32 with double row sums) on the matrix's own kernel.
-// k > 1: the tile-composite k-vector variant where the matrix runs tile-composite, or, under
-// AUTO, where it follows a power law and the k-vector x (ncols x k x 4 bytes) exceeds
-// Policy::spmm_l2_share of L2 (its form then built on first use and kept); the CSR k-vector
-// kernel otherwise.
+// k > 1: the tile-composite k-vector variant where the matrix runs tile-composite, the CSR
+// k-vector kernel otherwise (AUTO included: the variant's gather and tile passes lost to it on
+// every graph of the RWR bench set, docs/benchmarks.md).
 void CudaBackend::spmm_pattern(const MatrixStore &A, int32_t k, const float *U, float *T) {
     const CudaMatrix &M = static_cast<const CudaMatrix &>(A);
     if (M.nrows <= 0 || k <= 0) return;
@@ -63,16 +86,8 @@ void CudaBackend::spmm_pattern(const MatrixStore &A, int32_t k, const float *U, 
         pattern_product(*this, M, U, T);
         return;
     }
-    const bool tc = M.nvals > 0 && (M.kernel == PSV_KERNEL_TILE_COMPOSITE ||
-                                    (M.options.kernel == PSV_KERNEL_AUTO &&
-                                     prefers_rank_order(M, (double)M.ncols * (double)k * 4.0, M.policy.spmm_l2_share)));
-    if (tc) {
-        tc_spmm(*this, M, M.form(), k, U, T);
-        return;
-    }
-    spmm_pattern_kernel<<<grid_for(M.nrows * 32, 256, (int64_t)sm_count() * 64), 256, 0, stream_>>>(
-        M.nrows, M.row_ptr.as<int64_t>(), M.col.as<int32_t>(), k, U, T);
-    PSV_CUDA_LAUNCH_CHECK();
+    if (M.nvals > 0 && M.kernel == PSV_KERNEL_TILE_COMPOSITE) tc_spmm(*this, M, M.form(), k, U, T);
+    else csr_spmm(*this, M, k, U, T);
 }
 
 }  // namespace cuda

@@ -38,8 +38,6 @@ Policy select_policy(const DeviceTraits &d) {
     p.rank_order_l2_share_hot = 0.5;
     // the tail of short columns gets no reuse from rank order: ranks for what fits half of L2
     p.ranked_prefix_l2_parts = 2;
-    // the k-vector product's x (ncols x k) in rank order pays beyond half of L2
-    p.spmm_l2_share = 0.5;
     // about four entries per lane for a row of mean length
     p.csr_entries_per_lane = 4;
     // rows of more than 128 entries per lane are summed by a block each
@@ -53,10 +51,33 @@ Policy select_policy(const DeviceTraits &d) {
     // every extra dense tile's pass over its rows costs more than staging its x slice saves, on
     // every power-law matrix of the benchmark set
     p.default_max_tiles = 0;
+    // one accumulate block per SM: the most slots per partition (fewer partitions, fewer pairs)
+    p.stream_blocks_per_sm = 1;
+    p.stream_block_reserve = 2048;
+    // hot columns are read from x by every partition: worth it for columns in most partitions,
+    // while leaving most slots to the pairs
+    p.stream_hot_share = 0.125;
+    p.stream_hot_parts = 0.5;
+    // the scatter's column blocks vary in pairs: several waves even out the SMs
+    p.stream_scatter_waves = 4;
+    // AUTO keeps the chunk kernels: the streamed product is behind them on every R-MAT of the
+    // benchmark set so far (docs/benchmarks.md); PSV_KERNEL_STREAM asks for it
+    p.stream_auto = false;
+    // below this the chunk kernels' gather is cheap enough (x mostly in L2)
+    p.stream_min_entries = 1 << 24;
+    p.stream_l2_share = 0.25;
+    // wider values halve the slots per partition
+    p.stream_max_value_bytes = 4;
     // a quarter of device memory may stay cached for reuse
     p.pool_cache_bytes = d.global_bytes / 4;
     // builds of more entries take long enough to report
     p.progress_min_entries = 20000000;
+    // ---- algorithms ----
+    // a small matrix's PageRank iteration is launch latency and a host round trip
+    p.loop_graph_max_entries = 4000000;
+    p.loop_graph_iterations = 8;
+    // a warp's entries of the k-vector product
+    p.spmm_segment_entries = 512;
     return p;
 }
 

@@ -52,7 +52,6 @@ struct Policy {
     double rank_order_l2_share = 1.0;  // rank order pays where x exceeds this share of L2 ...
     double rank_order_l2_share_hot = 0.5;  // ... or this share under the hot kernel
     int64_t ranked_prefix_l2_parts = 2;    // under the hot kernel ranks cover 1/this of L2
-    double spmm_l2_share = 0.5;        // the k-vector product's tile-composite rule (share of L2)
     // ---- CSR (vector) kernel (u with absent entries) ----
     int32_t csr_entries_per_lane = 4;  // lanes per row: about this many entries each, mean row
     int64_t csr_long_per_lane = 128;   // rows longer than this x lanes get a block each
@@ -61,6 +60,16 @@ struct Policy {
     size_t tile_block_reserve = 2048;  // shared memory per block kept out of the slice
     int64_t tile_width_max = 65504;    // tile-local indices stay 16-bit
     int64_t default_max_tiles = 0;     // no dense tiles unless asked for
+    // ---- streamed product (PSV_KERNEL_STREAM, and AUTO) ----
+    int stream_blocks_per_sm = 1;        // accumulate blocks sharing an SM's shared memory
+    size_t stream_block_reserve = 2048;  // shared memory per accumulate block kept out of the slots
+    double stream_hot_share = 0.125;     // hot columns take at most this share of a partition's slots
+    double stream_hot_parts = 0.5;       // hot: length >= this x the estimated partitions
+    int stream_scatter_waves = 4;        // scatter blocks: at least this many waves of SMs
+    bool stream_auto = false;            // AUTO may choose the streamed product (the rule below)
+    int64_t stream_min_entries = 1 << 24;  // AUTO streams power-law matrices of this many entries
+    double stream_l2_share = 0.25;       // ... whose x exceeds this share of L2
+    int64_t stream_max_value_bytes = 4;  // AUTO streams values of at most this size
     // ---- context ----
     size_t pool_cache_bytes = 0;          // the device pool keeps at most this much cached
     int64_t progress_min_entries = 20000000;  // PSV_OPT_PROGRESS reports builds above this
@@ -98,6 +107,28 @@ struct Policy {
         if (w < 32) w = 32;
         return w;
     }
+    // The slots of one streamed partition for values of vb bytes: what stream_blocks_per_sm
+    // accumulate blocks leave of an SM's shared memory (less the kernel's own lists and a
+    // block's reserve), capped so that slot indices stay 16-bit; a multiple of 32.
+    int64_t stream_slots(size_t vb) const {
+        size_t per_block = smem_per_sm / (size_t)(stream_blocks_per_sm > 0 ? stream_blocks_per_sm : 1);
+        if (per_block > smem_optin) per_block = smem_optin;
+        const size_t fixed = kStreamStaticSmem + stream_block_reserve;
+        per_block = per_block > fixed ? per_block - fixed : 0;
+        int64_t s = (int64_t)(per_block / (vb ? vb : 4));
+        if (s > 65535) s = 65535;
+        return s / 32 * 32;
+    }
+    // The scatter pass's column block (its x window, staged in shared memory): the columns of vb
+    // bytes that each of two blocks per SM may hold, at most 65536 (16-bit offsets), a multiple of 32.
+    int64_t stream_column_block(size_t vb) const {
+        size_t per_block = smem_per_sm / 2;
+        if (per_block > smem_optin) per_block = smem_optin;
+        per_block = per_block > stream_block_reserve ? per_block - stream_block_reserve : per_block;
+        int64_t c = (int64_t)(per_block / (vb ? vb : 4));
+        if (c > 65536) c = 65536;
+        return c / 32 * 32;
+    }
     // Hot columns csr_hot_kernel can hold for values of vb bytes: what kHotBlocksPerSm blocks'
     // products, deferred-piece lists and reserve leave of an SM's shared memory, a multiple of 32.
     int64_t hot_capacity(size_t vb) const {
@@ -105,6 +136,14 @@ struct Policy {
         const size_t fixed = (size_t)kHotGroups * (kChunkCap * vb + kChunkDeferredMax * 4 + 4) + hot_smem_reserve;
         return per_block > fixed ? (int64_t)((per_block - fixed) / vb) / 32 * 32 : 0;
     }
+
+    // ---- algorithms ----
+    // An iteration loop (PageRank) whose product reads at most this many entries runs as a CUDA
+    // graph of loop_graph_iterations iterations per host round trip (0: never captured).
+    int64_t loop_graph_max_entries = 4000000;
+    int32_t loop_graph_iterations = 8;
+    // The k-vector CSR product (spmm_segment_kernel): entries per warp.
+    int64_t spmm_segment_entries = 512;
 };
 
 // The one function that chooses the numbers for a device.

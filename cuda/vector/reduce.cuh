@@ -37,12 +37,21 @@ inline int reduce_blocks(int64_t n) {
     return (int)b;
 }
 
-// out[0] = Op over f(i), i in [0, n). f(i) may also write (a fused map). partials holds gridDim.x
-// values, counter one zeroed unsigned (reset by the last block). `lanes` independent reductions
-// may run at once (blockIdx.y selects one; f receives it).
-template <class T, class Op, class F>
+// Where a map-reduce's result goes: out[j] = r here; a caller's own Out may store it elsewhere
+// (put) and make a whole launch do nothing (skip, read at its start: an ended loop's step).
+template <class T> struct OutArray {
+    T *p;
+    __device__ bool skip() const { return false; }
+    __device__ void put(int j, T r) const { p[j] = r; }
+};
+
+// out.put(0, Op over f(i)), i in [0, n). f(i) may also write (a fused map). partials holds
+// gridDim.x values, counter one zeroed unsigned (reset by the last block). `lanes` independent
+// reductions may run at once (blockIdx.y selects one; f receives it).
+template <class T, class Op, class F, class Out>
 __global__ void __launch_bounds__(kReduceThreads)
-    mapreduce_kernel(int64_t n, F f, Op op, T id, T *partials, unsigned *counter, T *out) {
+    mapreduce_kernel(int64_t n, F f, Op op, T id, T *partials, unsigned *counter, Out out) {
+    if (out.skip()) return;
     const int64_t per_block = (n + gridDim.x - 1) / gridDim.x;
     const int64_t begin = (int64_t)blockIdx.x * per_block;
     const int64_t end = begin + per_block < n ? begin + per_block : n;
@@ -65,9 +74,18 @@ __global__ void __launch_bounds__(kReduceThreads)
         r = op.apply(r, ((volatile T *)partials)[(size_t)j * gridDim.x + b]);
     r = block_reduce(op, r, id);
     if (threadIdx.x == 0) {
-        out[j] = r;
+        out.put(j, r);
         counter[j] = 0;
     }
+}
+
+// One reduction into a caller's Out (see OutArray), on the context's scratch: allocates nothing.
+template <class T, class Op, class F, class Out>
+void launch_mapreduce_out(CudaBackend &be, int64_t n, F f, T id, Out out, Op op = Op{}) {
+    static_assert(sizeof(T) <= 8, "partials are 8-byte slots");
+    mapreduce_kernel<T, Op, F, Out><<<(unsigned)reduce_blocks(n), kReduceThreads, 0, be.stream()>>>(
+        n, f, op, id, static_cast<T *>(be.reduce_partials()), be.reduce_counter(), out);
+    PSV_CUDA_LAUNCH_CHECK();
 }
 
 template <class T, class Op, class F>
@@ -75,16 +93,14 @@ void launch_mapreduce(CudaBackend &be, int64_t n, F f, T id, T *out_device, int 
     static_assert(sizeof(T) <= 8, "partials are 8-byte slots");
     dim3 grid((unsigned)reduce_blocks(n), (unsigned)lanes);
     if (lanes == 1) {
-        mapreduce_kernel<T, Op, F><<<grid, kReduceThreads, 0, be.stream()>>>(
-            n, f, op, id, static_cast<T *>(be.reduce_partials()), be.reduce_counter(), out_device);
-        PSV_CUDA_LAUNCH_CHECK();
+        launch_mapreduce_out<T, Op>(be, n, f, id, OutArray<T>{out_device}, op);
         return;
     }
     // several lanes (RWR's k queries): scratch for this call; the pool reuses it in stream order
     Buffer partials(&be, (size_t)grid.x * lanes * 8), counters(&be, (size_t)lanes * sizeof(unsigned));
     be.set_bytes(counters.get(), 0, (size_t)lanes * sizeof(unsigned));
     mapreduce_kernel<T, Op, F><<<grid, kReduceThreads, 0, be.stream()>>>(n, f, op, id, partials.as<T>(),
-                                                                       counters.as<unsigned>(), out_device);
+                                                                       counters.as<unsigned>(), OutArray<T>{out_device});
     PSV_CUDA_LAUNCH_CHECK();
 }
 

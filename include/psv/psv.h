@@ -153,6 +153,15 @@ typedef int32_t psv_kernel;
 #define PSV_KERNEL_TILE_COO        2  /* the paper's TILE-COO baseline                    */
 #define PSV_KERNEL_CSR             3  /* plain CSR: CUDA cuts the entries into balanced
                                           chunks, a thread block each                        */
+#define PSV_KERNEL_STREAM          4  /* CUDA: the streamed (partition-centric) product: x is
+                                          never gathered at random. The rows are cut into
+                                          partitions whose distinct source columns fit in
+                                          shared memory; each product scatters x, read in
+                                          order, once per (column, partition) pair, then each
+                                          partition sums its rows from shared memory. Extra
+                                          device memory: 2 bytes per entry and about 10 per
+                                          pair. AUTO does not choose it yet. CPU: the CSR
+                                          loop */
 
 /* ---------------------------------------------------------------------------------------------
  * Handles (incomplete types: const means const)
@@ -254,7 +263,12 @@ PSV_API psv_status psv_matrix_build(psv_context *ctx, psv_type type, int64_t nro
  * weights (duplicates summed). CSV edge lists (fields separated by ',', ';' or a tab, an
  * optional header line such as "source,target,weight") read the same way. METIS graph files
  * (named *.graph or *.graph.gz; header "n m [fmt [ncon]]", 1-based neighbour lists) give an
- * n x n pattern PSV_FP32 matrix, or PSV_INT64 edge weights when fmt says so.
+ * n x n pattern PSV_FP32 matrix, or PSV_INT64 edge weights when fmt says so. A binary X.graph is
+ * a LAW WebGraph BVGraph, read with X.properties (its absence is PSV_ERROR_IO) and X.offsets when
+ * present: a nodes x nodes pattern PSV_FP32 matrix, 0-based; a coding psv does not decode
+ * (RESIDUALS_GOLOMB, RESIDUALS_NIBBLE), a format version above 0 or another graph class is
+ * PSV_ERROR_NOT_IMPLEMENTED; a truncated or corrupt stream, or properties it contradicts (node
+ * or arc count), PSV_ERROR_PARSE naming the file and node.
  * A file written by psv_matrix_write (psv's binary format, recognised by its magic) is loaded
  * as it was written, with its id base; its checksums and CSR are verified (PSV_ERROR_PARSE names
  * the part that failed).
@@ -264,6 +278,7 @@ PSV_API psv_status psv_matrix_build(psv_context *ctx, psv_type type, int64_t nro
  * @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT;
  *         PSV_ERROR_IO (cannot open or read); PSV_ERROR_PARSE (malformed: the message names the
  *         line); PSV_ERROR_INVALID_INDEX (an index out of range; the message names the line);
+ *         PSV_ERROR_NOT_IMPLEMENTED (a BVGraph feature psv does not decode);
  *         PSV_ERROR_OUT_OF_MEMORY (also before allocating, when the dimensions need more memory
  *         than is available: the message names the sizes); PSV_ERROR_DEVICE.
  */
@@ -633,8 +648,8 @@ PSV_API psv_status psv_rwr(psv_vector **relevance, int32_t *iterations, const ps
  * equals what psv_rwr(queries[j]) gives: bit for bit on the CPU backend, to float rounding on
  * CUDA (where one query takes the single-vector kernel). Queries may repeat. On CUDA the
  * k-vector product runs the tile-composite form's k-vector variant where the matrix runs the
- * tile-composite kernel (PSV_OPT_KERNEL, or AUTO for a power-law matrix whose n-by-k block
- * exceeds half of L2), else a CSR k-vector kernel; the CPU backend uses CSR rows.
+ * tile-composite kernel (PSV_OPT_KERNEL), else a CSR k-vector kernel; the CPU backend uses CSR
+ * rows. The whole iteration stays in device memory; the result is copied out once.
  * @param[out] relevance_host  host array of n * k floats, row-major: the relevance of vertex i
  *                         to queries[j] at relevance_host[i * k + j]; untouched on error, written
  *                         with PSV_NOT_CONVERGED (unconverged columns hold their last iterate)

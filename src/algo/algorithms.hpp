@@ -52,13 +52,18 @@ RwrGraph rwr_graph(Backend &be, const MatrixStore &A);
 // k queries at once (host array of k vertex ids, each in [0, n)): R = c W R + (1-c) E with
 // W = S D^-1 and E(:,j) = e_{queries[j]}, R0 = E. Each query stops on its own when
 // ||R(:,j) - R_prev(:,j)||_1 <= tolerance (its column is then frozen and dropped from the
-// batch), so a batch gives what k single runs give. relevance_host receives n x k fp32,
-// row-major (entry (i, j) at i*k + j); iterations[j] the count of query j (negative: not
-// converged after max_iterations). Returns whether every query converged.
+// batch), so a batch gives what k single runs give. relevance receives n x k fp32 in the
+// backend's memory, row-major (entry (i, j) at i*k + j); iterations[j] the count of query j
+// (negative: not converged after max_iterations). Returns whether every query converged.
+bool rwr_device(Backend &be, AlgoSteps &st, const RwrGraph &g, const int64_t *queries_host, int32_t k, double c,
+                double tolerance, int32_t max_iterations, Buffer &relevance, int32_t *iterations);
+
+// rwr_device with the n x k result copied to the host (relevance_host).
 bool rwr(Backend &be, AlgoSteps &st, const RwrGraph &g, const int64_t *queries_host, int32_t k, double c,
          double tolerance, int32_t max_iterations, float *relevance_host, int32_t *iterations);
 
-// One query, the relevance vector left in the backend's memory (n fp32).
+// One query (rwr_device with k = 1), the relevance vector left in the backend's memory (n fp32);
+// iterations: the count run.
 bool rwr_single(Backend &be, AlgoSteps &st, const RwrGraph &g, int64_t query, double c, double tolerance,
                 int32_t max_iterations, Buffer &relevance, int32_t &iterations);
 

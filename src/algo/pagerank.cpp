@@ -1,7 +1,10 @@
 // PageRank as LAGraph's LAGr_PageRank defines it (see psv.h). Each iteration is three calls --
 // the step scaling by inverse out-degree (with the dangling sum, AlgoSteps::pagerank_scale), the
 // backend's product t = A' w (plus-second), and the step of the fused rank update with the L1
-// difference (AlgoSteps::pagerank_update) -- and one scalar read back: the convergence test.
+// difference and the convergence test (AlgoSteps::pagerank_update, into a LoopState in backend
+// memory). The backend's run_loop repeats it: on CUDA several iterations per host round trip
+// for a small matrix, the steps doing nothing past the converged iteration, so the rank and the
+// count are those of a loop that reads the difference back every iteration.
 // Personalized PageRank passes a teleport vector (backend memory, summing to 1) to the update,
 // which then spreads both the teleport and the dangling rank by it.
 #include "algo/algorithms.hpp"
@@ -19,26 +22,25 @@ bool pagerank(Backend &be, AlgoSteps &st, const MatrixStore &A, const MatrixStor
         return true;
     }
     Buffer inv(&be, (size_t)n * sizeof(float)), w(&be, (size_t)n * sizeof(float)),
-        t(&be, (size_t)n * sizeof(float)), scalars(&be, 2 * sizeof(double));
+        t(&be, (size_t)n * sizeof(float)), dangling(&be, sizeof(double)), state(&be, sizeof(LoopState));
     A.inverse_row_lengths(inv.as<float>());
     const float r0 = (float)(1.0 / (double)n);
     be.fill(PSV_FP32, n, r.get(), &r0);
-    double *dangling = scalars.as<double>(), *diff = dangling + 1;
-    bool converged = false;
-    while (iterations < max_iterations) {
-        st.pagerank_scale(n, r.as<float>(), inv.as<float>(), w.as<float>(), dangling);
-        pattern_product(be, AT, w.as<float>(), t.as<float>());
-        st.pagerank_update(n, t.as<float>(), r.as<float>(), damping, dangling, personal, diff);
-        ++iterations;
-        double d = 0;
-        be.download(&d, diff, sizeof d);
-        if (d <= tolerance) {
-            converged = true;
-            break;
-        }
-    }
+    LoopState s;
+    s.max_iterations = max_iterations;
+    s.tolerance = tolerance;
+    be.upload(state.get(), &s, sizeof s);
+    LoopState *sd = state.as<LoopState>();
+    st.run_loop(
+        [&] {
+            st.pagerank_scale(n, r.as<float>(), inv.as<float>(), w.as<float>(), dangling.as<double>(), sd);
+            pattern_product(be, AT, w.as<float>(), t.as<float>());
+            st.pagerank_update(n, t.as<float>(), r.as<float>(), damping, dangling.as<double>(), personal, sd);
+        },
+        sd, AT.nvals, s);
+    iterations = s.iterations;
     rank = std::move(r);
-    return converged;
+    return s.converged != 0;
 }
 
 }  // namespace psv

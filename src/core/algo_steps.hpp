@@ -4,6 +4,7 @@
 // beyond its convergence scalar. CUDA: one launch each, reductions deterministic.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 namespace psv {
@@ -17,27 +18,60 @@ class Backend;
 // its psv_hits uses (Auto: the rule of hits_auto_form); tests and measurements set it.
 enum class HitsForm { Auto, Separate, Stacked };
 
+// The state of an iteration loop whose convergence test runs where the vectors live (backend
+// memory): the step that computes the difference counts the iteration and ends the loop, and the
+// steps given the state do nothing once it has ended. So a backend may run several iterations
+// before the host looks (AlgoSteps::run_loop) and still stop at the true iteration.
+struct LoopState {
+    int32_t iterations = 0;  // iterations run
+    int32_t done = 0;        // 1: the loop has ended (converged, or max_iterations run)
+    int32_t converged = 0;   // 1: ended by diff <= tolerance
+    int32_t max_iterations = 0;
+    double tolerance = 0;
+    double diff = 0;  // the last iteration's difference
+};
+
 class AlgoSteps {
 public:
     virtual ~AlgoSteps() = default;
-    // w = r .* inv_outdeg; *dangling = sum of r(i) where inv_outdeg(i) == 0 (dangling may be nullptr)
+    // w = r .* inv_outdeg; *dangling = sum of r(i) where inv_outdeg(i) == 0 (dangling may be
+    // nullptr). Nothing at all where state (may be nullptr) has ended.
     virtual void pagerank_scale(int64_t n, const float *r, const float *inv_outdeg, float *w,
-                                double *dangling) = 0;
+                                double *dangling, const LoopState *state = nullptr) = 0;
     // r_new = (1 - damping) * p + damping * (*dangling) * p + damping * t, with p(i) =
-    // personal(i), or 1/n where personal is nullptr; *diff = ||r_new - r||_1; r = r_new
+    // personal(i), or 1/n where personal is nullptr; r = r_new; the loop state counts the
+    // iteration, keeps diff = ||r_new - r||_1 and ends where diff <= tolerance or max_iterations
+    // are run. Nothing at all where the state has ended already.
     virtual void pagerank_update(int64_t n, const float *t, float *r, double damping,
-                                 const double *dangling, const float *personal, double *diff) = 0;
+                                 const double *dangling, const float *personal, LoopState *state) = 0;
+    // Runs iteration() -- steps that end *state (backend memory) -- until the state has ended,
+    // and copies the final state to host. The CPU backend runs one iteration at a time; CUDA may
+    // run several per host round trip (captured as a CUDA graph where `entries`, the nonzeros
+    // one iteration reads, is small enough for launches to dominate). iteration() must allocate
+    // nothing that outlives it and read back nothing.
+    virtual void run_loop(const std::function<void()> &iteration, LoopState *state, int64_t entries,
+                          LoopState &final_host) = 0;
     // *out = sum of x (in double)
     virtual void sum(int64_t n, const float *x, double *out) = 0;
     // x = x / *total (unchanged where *total is 0); *diff = ||x - prev||_1 (prev may be nullptr:
     // then *diff is not written)
     virtual void normalize_diff(int64_t n, float *x, const double *total, const float *prev,
                                 double *diff) = 0;
-    // Random walk with restart, k queries at once (k = 1: one). T and R are n x k, row-major
-    // (entry (i, j) at i*k + j): R_new(i,j) = c * T(i,j) + (1-c) * [i == queries(j)];
-    // diffs(j) = ||R_new(:,j) - R(:,j)||_1; R = R_new. queries is a host array.
-    virtual void rwr_update(int64_t n, int32_t k, const float *T, float *R, double c,
-                            const int64_t *queries_host, double *diffs) = 0;
+
+    // ---- random walk with restart, k queries at once (k = 1: one). Blocks are n x k, row-major
+    // (entry (i, j) at i*k + j); queries holds k int64 vertices in backend memory. ----
+    // R = E (R(i,j) = [i == queries(j)]) and U = R .* inv_degree (row i scaled by inv_degree(i)).
+    virtual void rwr_start(int64_t n, int32_t k, const int64_t *queries, const float *inv_degree,
+                           float *R, float *U) = 0;
+    // R_new(i,j) = c * T(i,j) + (1-c) * [i == queries(j)]; diffs(j) = ||R_new(:,j) - R(:,j)||_1;
+    // R = R_new; U = R_new .* inv_degree (the next product's input: the scaling fused here).
+    virtual void rwr_update(int64_t n, int32_t k, const float *T, float *R, float *U,
+                            const float *inv_degree, double c, const int64_t *queries,
+                            double *diffs) = 0;
+    // dst(i, dst_cols[t]) = src(i, src_cols[t]) for t < m, every row i < n; src is n x src_k,
+    // dst n x dst_k (distinct buffers); the column lists are host arrays.
+    virtual void copy_columns(int64_t n, const float *src, int32_t src_k, float *dst, int32_t dst_k,
+                              int32_t m, const int32_t *src_cols_host, const int32_t *dst_cols_host) = 0;
 };
 
 // The steps of a backend, for that backend (cuda::create_algo_steps throws

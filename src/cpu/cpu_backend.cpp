@@ -32,9 +32,10 @@ void CpuMatrix::rebuild(const FormatOptions &opt) {
     TileComposite f = build_tile_composite(csr, tw, opt.max_tiles, opt.workload_size, be_->perf_model());
     form = std::move(f);
     options = opt;
-    // TILE-COO is a GPU baseline; the CPU runs CSR for it.
-    kernel = (opt.kernel == PSV_KERNEL_CSR || opt.kernel == PSV_KERNEL_TILE_COO) ? PSV_KERNEL_CSR
-                                                                                : PSV_KERNEL_TILE_COMPOSITE;
+    // TILE-COO and STREAM are GPU kernels; the CPU runs its CSR loop for them.
+    kernel = (opt.kernel == PSV_KERNEL_CSR || opt.kernel == PSV_KERNEL_TILE_COO || opt.kernel == PSV_KERNEL_STREAM)
+                 ? PSV_KERNEL_CSR
+                 : PSV_KERNEL_TILE_COMPOSITE;
     build_seconds = seconds_since(t0);
     if (opt.progress && build_seconds > 1.0)
         std::fprintf(stderr, "psv: built in %.2f s (%d dense tiles, %zu workloads)\n", build_seconds,

@@ -14,20 +14,28 @@ namespace {
 
 class CpuAlgoSteps final : public AlgoSteps {
 public:
-    void pagerank_scale(int64_t n, const float *r, const float *inv_outdeg, float *w,
-                        double *dangling) override;
+    void pagerank_scale(int64_t n, const float *r, const float *inv_outdeg, float *w, double *dangling,
+                        const LoopState *state) override;
     void pagerank_update(int64_t n, const float *t, float *r, double damping, const double *dangling,
-                         const float *personal, double *diff) override;
+                         const float *personal, LoopState *state) override;
+    void run_loop(const std::function<void()> &iteration, LoopState *state, int64_t entries,
+                  LoopState &final_host) override;
     void sum(int64_t n, const float *x, double *out) override;
     void normalize_diff(int64_t n, float *x, const double *total, const float *prev,
                         double *diff) override;
-    void rwr_update(int64_t n, int32_t k, const float *T, float *R, double c,
-                    const int64_t *queries_host, double *diffs) override;
+    void rwr_start(int64_t n, int32_t k, const int64_t *queries, const float *inv_degree, float *R,
+                   float *U) override;
+    void rwr_update(int64_t n, int32_t k, const float *T, float *R, float *U, const float *inv_degree, double c,
+                    const int64_t *queries, double *diffs) override;
+    void copy_columns(int64_t n, const float *src, int32_t src_k, float *dst, int32_t dst_k, int32_t m,
+                      const int32_t *src_cols, const int32_t *dst_cols) override;
 };
 
 }  // namespace
 
-void CpuAlgoSteps::pagerank_scale(int64_t n, const float *r, const float *inv, float *w, double *dangling) {
+void CpuAlgoSteps::pagerank_scale(int64_t n, const float *r, const float *inv, float *w, double *dangling,
+                                  const LoopState *state) {
+    if (state && state->done) return;
     const double d = chunked_sum(n, [&](int64_t i) {
         w[i] = r[i] * inv[i];
         return inv[i] == 0.0f ? (double)r[i] : 0.0;
@@ -36,17 +44,27 @@ void CpuAlgoSteps::pagerank_scale(int64_t n, const float *r, const float *inv, f
 }
 
 void CpuAlgoSteps::pagerank_update(int64_t n, const float *t, float *r, double damping, const double *dangling,
-                                 const float *personal, double *diff) {
+                                 const float *personal, LoopState *state) {
+    if (state->done) return;
     const float d = (float)damping;
     const float scale = (float)((1.0 - damping) + damping * (*dangling));
     const float uniform = scale * (float)(1.0 / (double)n);
-    *diff = chunked_sum(n, [&](int64_t i) {
+    const double diff = chunked_sum(n, [&](int64_t i) {
         const float base = personal ? scale * personal[i] : uniform;
         const float rn = base + d * t[i];
         const double dd = std::fabs((double)rn - (double)r[i]);
         r[i] = rn;
         return dd;
     });
+    state->diff = diff;
+    ++state->iterations;
+    state->converged = diff <= state->tolerance;
+    state->done = state->converged || state->iterations >= state->max_iterations;
+}
+
+void CpuAlgoSteps::run_loop(const std::function<void()> &iteration, LoopState *state, int64_t, LoopState &final_host) {
+    while (!state->done) iteration();
+    final_host = *state;
 }
 
 void CpuAlgoSteps::sum(int64_t n, const float *x, double *out) {
@@ -63,8 +81,18 @@ void CpuAlgoSteps::normalize_diff(int64_t n, float *x, const double *total, cons
     if (prev) *diff = d;
 }
 
-void CpuAlgoSteps::rwr_update(int64_t n, int32_t k, const float *T, float *R, double c, const int64_t *queries,
-                            double *diffs) {
+void CpuAlgoSteps::rwr_start(int64_t n, int32_t k, const int64_t *queries, const float *inv, float *R, float *U) {
+    std::fill(R, R + n * k, 0.0f);
+    std::fill(U, U + n * k, 0.0f);
+    for (int32_t j = 0; j < k; ++j) {
+        const int64_t q = queries[j];
+        R[q * k + j] = 1.0f;
+        U[q * k + j] = 1.0f * inv[q];
+    }
+}
+
+void CpuAlgoSteps::rwr_update(int64_t n, int32_t k, const float *T, float *R, float *U, const float *inv, double c,
+                              const int64_t *queries, double *diffs) {
     // One pass over the n x k block (one parallel region, not k): per fixed chunk of rows a
     // partial difference per query, combined in chunk order -- the same sums, bit for bit, as a
     // chunked_sum per query.
@@ -81,6 +109,7 @@ void CpuAlgoSteps::rwr_update(int64_t n, int32_t k, const float *T, float *R, do
                 const float rn = cf * T[e] + (i == queries[j] ? restart : 0.0f);
                 p[j] += std::fabs((double)rn - (double)R[e]);
                 R[e] = rn;
+                U[e] = rn * inv[i];
             }
         }
     }
@@ -89,6 +118,13 @@ void CpuAlgoSteps::rwr_update(int64_t n, int32_t k, const float *T, float *R, do
         for (int64_t ch = 0; ch < nchunks; ++ch) s += part[(size_t)ch * k + j];
         diffs[j] = s;
     }
+}
+
+void CpuAlgoSteps::copy_columns(int64_t n, const float *src, int32_t src_k, float *dst, int32_t dst_k, int32_t m,
+                                const int32_t *src_cols, const int32_t *dst_cols) {
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; ++i)
+        for (int32_t t = 0; t < m; ++t) dst[i * dst_k + dst_cols[t]] = src[i * src_k + src_cols[t]];
 }
 
 }  // namespace cpu

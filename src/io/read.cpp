@@ -6,6 +6,7 @@
 
 #include <sys/stat.h>
 
+#include "io/bvgraph.hpp"
 #include "io/formats.hpp"
 #include "io/input.hpp"
 #include "io/scan.hpp"
@@ -35,9 +36,23 @@ bool ends_with(const std::string &s, const char *suffix) {
 }
 
 // A ".graph" or ".graph.gz" file: METIS when its first non-comment line is 2-4 integers; a
-// binary one is LAW's BVGraph (WebGraph) when a ".properties" file sits next to it.
+// binary one is LAW's BVGraph (WebGraph), read with the ".properties" file next to it.
 bool graph_name(const std::string &path) {
     return ends_with(path, ".graph") || ends_with(path, ".graph.gz");
+}
+
+// The next line, or at the end an empty one: the failed read may have moved the buffer that
+// the previous line was in.
+bool next_or_empty(detail::Input &in, const char *&b, const char *&e) {
+    if (in.next(b, e)) return true;
+    static const char kEmpty[] = "";
+    b = e = kEmpty;
+    return false;
+}
+
+bool file_exists(const std::string &path) {
+    struct stat st;
+    return ::stat(path.c_str(), &st) == 0;
 }
 
 bool blank(const char *b, const char *e) {
@@ -61,43 +76,38 @@ bool is_text_line(const char *b, const char *e) {
     return true;
 }
 
-[[noreturn]] void bvgraph(const std::string &path) {
-    fail(PSV_ERROR_PARSE, format("line 1: BVGraph (WebGraph) is not supported yet (a binary "
-                                 ".graph with a .properties file next to it) (%s)",
-                                 path.c_str()));
-}
-
 }  // namespace
 
 Coo read_file(const std::string &path, bool progress, bool relabel) {
     detail::Input in(path, progress);
     const char *b = nullptr, *e = nullptr;
-    if (!in.next(b, e)) {
-        fail(PSV_ERROR_PARSE, format("line 1: empty file (no edges) (%s)", path.c_str()));
-    }
-    if (e - b >= 3 && static_cast<unsigned char>(b[0]) == 0xEF &&
+    const bool have_line = in.next(b, e);
+    if (have_line && e - b >= 3 && static_cast<unsigned char>(b[0]) == 0xEF &&
         static_cast<unsigned char>(b[1]) == 0xBB && static_cast<unsigned char>(b[2]) == 0xBF)
         b += 3;  // a UTF-8 byte order mark
+    // BVGraph: a binary (or empty) .graph; its .properties missing is an error naming it.
+    if (graph_name(path) && (!have_line || !is_text_line(b, e))) {
+        const std::string base = path.substr(0, path.size() - (ends_with(path, ".gz") ? 9 : 6));
+        if (have_line || file_exists(base + ".properties")) return read_bvgraph(path, base);
+    }
+    if (!have_line) {
+        fail(PSV_ERROR_PARSE, format("line 1: empty file (no edges) (%s)", path.c_str()));
+    }
     if (is_matrix_market(b, e)) return detail::read_matrix_market(in, b, e);
     if (graph_name(path)) {
-        if (!is_text_line(b, e)) {
-            std::string base = path.substr(0, path.size() - (ends_with(path, ".gz") ? 9 : 6));
-            struct stat st;
-            if (::stat((base + ".properties").c_str(), &st) == 0) bvgraph(path);
-        } else {
-            while (detail::is_comment(b, e) || blank(b, e))
-                if (!in.next(b, e)) break;
-            if (detail::metis_header_like(b, e)) return detail::read_metis(in, b, e);
-        }
+        while (detail::is_comment(b, e) || blank(b, e))
+            if (!next_or_empty(in, b, e)) break;
+        if (detail::metis_header_like(b, e)) return detail::read_metis(in, b, e);
     }
     // The first data line decides between CSV and a whitespace edge list.
     while (detail::is_comment(b, e) || blank(b, e))
-        if (!in.next(b, e)) break;
+        if (!next_or_empty(in, b, e)) break;
     if (char sep = detail::csv_separator(b, e)) return detail::read_csv(in, b, e, sep, relabel);
     if (!detail::is_comment(b, e) && !blank(b, e) && !number_start(b, e))
         detail::parse_error(in, "not a Matrix Market banner, an edge list, CSV or METIS header: "
                                 "psv reads Matrix Market (.mtx), SNAP/whitespace edge lists, CSV "
-                                "edge lists and METIS graphs (.graph), plain or gzip");
+                                "edge lists and METIS graphs (.graph), plain or gzip, and "
+                                "WebGraph BVGraph (.graph with .properties)");
     return detail::read_edge_list(in, b, e, relabel);
 }
 

@@ -91,8 +91,8 @@ if has sanitizer; then
   for tool in memcheck racecheck; do
     # racecheck (shared-memory hazards) over the GPU tests and PageRank; test_mxv (the shared C
     # test) is too slow under racecheck and runs under memcheck only
-    tests=${RACE_TESTS:-"tests/gpu/test_gpu_chunks tests/gpu/test_gpu_builder tests/gpu/test_gpu_semirings tests/gpu/test_gpu_rmat tests/gpu/test_gpu_policy tests/c/test_pagerank"}
-    [ $tool = memcheck ] && tests=${MEM_TESTS:-"tests/gpu/test_gpu_chunks tests/gpu/test_gpu_builder tests/gpu/test_gpu_semirings tests/gpu/test_gpu_rmat tests/gpu/test_gpu_policy tests/c/test_pagerank tests/c/test_mxv tests/c/test_api tests/c/test_info"}
+    tests=${RACE_TESTS:-"tests/gpu/test_gpu_stream tests/gpu/test_gpu_algo tests/gpu/test_gpu_chunks tests/gpu/test_gpu_builder tests/gpu/test_gpu_semirings tests/gpu/test_gpu_rmat tests/gpu/test_gpu_policy tests/c/test_pagerank"}
+    [ $tool = memcheck ] && tests=${MEM_TESTS:-"tests/gpu/test_gpu_stream tests/gpu/test_gpu_algo tests/gpu/test_gpu_chunks tests/gpu/test_gpu_builder tests/gpu/test_gpu_semirings tests/gpu/test_gpu_rmat tests/gpu/test_gpu_policy tests/c/test_pagerank tests/c/test_mxv tests/c/test_api tests/c/test_info"}
     for t in $tests; do
       [ -x "$BUILD/$t" ] || continue
       if (( $(date +%s) - START > DEADLINE )); then add "$tool $(basename $t) | skipped (deadline)"; continue; fi

@@ -794,7 +794,7 @@ void test_metis() {
         // Not a METIS header: a .graph text file that is not METIS goes to the edge-list reader.
         auto r = read_text(".graph", "0 1 2 3 4\n");
         CHECK(r.first == PSV_ERROR_PARSE);
-        // A binary .graph with a .properties file next to it is BVGraph: not supported yet.
+        // A binary .graph is BVGraph, read with its .properties (test_bvgraph.cpp tests more).
         std::string g = write_tmp(".graph", std::string("7w\x85\xa7\x0c\xba\n", 7));
         std::string props = g.substr(0, g.size() - 6) + ".properties";
         FILE *f = std::fopen(props.c_str(), "w");
@@ -802,9 +802,8 @@ void test_metis() {
         std::fputs("graphclass=it.unimi.dsi.webgraph.BVGraph\n", f);
         std::fclose(f);
         auto e = read_error(g);
-        CHECK_MSG(e.first == PSV_ERROR_PARSE && has(e.second, "BVGraph (WebGraph) is not "
-                                                              "supported yet"),
-                  "%s", e.second.c_str());
+        CHECK_MSG(e.first == PSV_ERROR_PARSE && has(e.second, "no 'nodes' property"), "%s",
+                  e.second.c_str());
         std::remove(g.c_str());
         std::remove(props.c_str());
     }

@@ -72,6 +72,7 @@ pub const PSV_KERNEL_AUTO: i32 = 0;
 pub const PSV_KERNEL_TILE_COMPOSITE: i32 = 1;
 pub const PSV_KERNEL_TILE_COO: i32 = 2;
 pub const PSV_KERNEL_CSR: i32 = 3;
+pub const PSV_KERNEL_STREAM: i32 = 4;
 pub const PSV_READ_UNDIRECTED: i32 = 1;
 pub const PSV_READ_RELABEL: i32 = 2;
 

@@ -1,0 +1,199 @@
+// The algorithms' CUDA paths: PageRank's loop captured as a CUDA graph gives the plain loop's
+// rank and iteration count bit for bit (converged, stopped by max_iterations, personalized, group
+// sizes that do not divide the count); the k-vector CSR product (segments, rows cut by segment
+// ends, empty rows, k = 2 .. 70) against a host sum, the same bits on a second run; the RWR batch
+// the same bits on a second run.
+#include <cstring>
+
+#include "algo/algorithms.hpp"
+#include "core/algo_steps.hpp"
+#include "cuda/internal.hpp"
+#include "gpu_common.hpp"
+#include "psv/psv.h"
+
+namespace {
+
+psv_matrix *build(psv_context *ctx, const gputest::Edges &E) {
+    psv_matrix *A = nullptr;
+    REQUIRE(psv_matrix_build(ctx, PSV_FP32, E.nrows, E.ncols, (int64_t)E.rows.size(), E.rows.data(), E.cols.data(),
+                             nullptr, PSV_NOOP, &A) == PSV_SUCCESS);
+    return A;
+}
+
+std::vector<float> values(psv_vector *v, int64_t n) {
+    std::vector<float> x((size_t)n);
+    REQUIRE(psv_vector_get(v, x.data(), n) == PSV_SUCCESS);
+    return x;
+}
+
+struct PrRun {
+    psv_status st;
+    int32_t it;
+    std::vector<float> r;
+};
+
+PrRun pagerank(psv_matrix *A, int64_t n, double tol, int32_t maxit, const psv_vector *teleport) {
+    psv_vector *r = nullptr;
+    PrRun out;
+    out.it = -1;
+    out.st = teleport ? psv_pagerank_personalized(&r, &out.it, A, teleport, 0.85, tol, maxit)
+                      : psv_pagerank(&r, &out.it, A, 0.85, tol, maxit);
+    if (r) out.r = values(r, n);
+    psv_vector_free(&r);
+    return out;
+}
+
+// Captured (the default for these small graphs, and groups of 3) against never captured.
+void check_pagerank_loop(psv_context *ctx, const char *name, const gputest::Edges &E) {
+    psv_matrix *A = build(ctx, E);
+    const int64_t n = E.nrows;
+    psv_vector *tele = nullptr;
+    REQUIRE(psv_vector_create(ctx, PSV_FP32, n, &tele) == PSV_SUCCESS);
+    for (int64_t i = 0; i < n; i += 3) {
+        const float w = (float)(1 + i % 5);
+        REQUIRE(psv_vector_set_element(tele, i, &w) == PSV_SUCCESS);
+    }
+    const psv::cuda::Policy base = psv::cuda::policy_of(ctx);
+    CHECK_MSG((int64_t)E.rows.size() <= base.loop_graph_max_entries, "%s: not a captured size", name);
+    struct Case {
+        double tol;
+        int32_t maxit;
+        bool personal;
+        psv_status want;
+    } cases[] = {{1e-6, 100, false, PSV_SUCCESS}, {0.0, 11, false, PSV_NOT_CONVERGED}, {1e-6, 1, false, PSV_NOT_CONVERGED},
+                 {1e-7, 200, true, PSV_SUCCESS}};
+    for (const Case &c : cases) {
+        psv::cuda::Policy p = base;
+        p.loop_graph_max_entries = 0;
+        psv::cuda::set_policy(ctx, p);
+        const PrRun plain = pagerank(A, n, c.tol, c.maxit, c.personal ? tele : nullptr);
+        CHECK_MSG(plain.st == c.want, "%s tol %g maxit %d: plain status %d", name, c.tol, (int)c.maxit, (int)plain.st);
+        if (c.want == PSV_NOT_CONVERGED) CHECK(plain.it == c.maxit);
+        for (int32_t group : {base.loop_graph_iterations, 3}) {
+            p = base;
+            p.loop_graph_iterations = group;
+            psv::cuda::set_policy(ctx, p);
+            for (int rep = 0; rep < 2; ++rep) {
+                const PrRun cap = pagerank(A, n, c.tol, c.maxit, c.personal ? tele : nullptr);
+                CHECK_MSG(cap.st == plain.st && cap.it == plain.it,
+                          "%s tol %g maxit %d group %d: captured status %d, %d it; plain %d, %d it", name, c.tol,
+                          (int)c.maxit, (int)group, (int)cap.st, (int)cap.it, (int)plain.st, (int)plain.it);
+                CHECK_MSG(cap.r.size() == plain.r.size() &&
+                              std::memcmp(cap.r.data(), plain.r.data(), plain.r.size() * sizeof(float)) == 0,
+                          "%s tol %g maxit %d group %d: captured rank differs from the plain loop's", name, c.tol,
+                          (int)c.maxit, (int)group);
+            }
+        }
+    }
+    psv::cuda::set_policy(ctx, base);
+    psv_vector_free(&tele);
+    psv_matrix_free(&A);
+}
+
+// T = A U for k columns on the device against a host double sum per entry (rounded once).
+void check_spmm(psv_context *ctx, const char *name, const gputest::Edges &E, int64_t segment, psv_kernel kernel) {
+    const psv::cuda::Policy base = psv::cuda::policy_of(ctx);
+    psv::cuda::Policy p = base;
+    p.spmm_segment_entries = segment;
+    psv::cuda::set_policy(ctx, p);
+    REQUIRE(psv_context_set_option(ctx, PSV_OPT_KERNEL, kernel) == PSV_SUCCESS);
+    psv_matrix *A = build(ctx, E);
+    REQUIRE(psv_context_set_option(ctx, PSV_OPT_KERNEL, PSV_KERNEL_AUTO) == PSV_SUCCESS);
+    psv::cuda::set_policy(ctx, base);
+    const psv::MatrixStore &M = psv::cuda::store_of(A);
+    psv::Backend &be = psv::cuda::backend_of(ctx);
+    std::vector<int64_t> rows((size_t)M.nvals), cols((size_t)M.nvals);
+    M.extract_tuples(rows.data(), cols.data(), nullptr);
+    for (int32_t k : {2, 3, 5, 8, 16, 25, 32, 33, 70}) {
+        const int64_t n = M.nrows, m = M.ncols;
+        std::vector<float> U((size_t)m * k);
+        uint64_t s = 99 + k;
+        for (float &u : U) u = (float)(gputest::splitmix(s) % 1000000) * 1e-6f;
+        std::vector<double> want((size_t)n * k, 0.0);
+        for (size_t e = 0; e < rows.size(); ++e)
+            for (int32_t j = 0; j < k; ++j) want[(size_t)rows[e] * k + j] += U[(size_t)cols[e] * k + j];
+        psv::Buffer Ud(&be, U.size() * 4), Td(&be, (size_t)n * k * 4);
+        be.upload(Ud.get(), U.data(), U.size() * 4);
+        std::vector<float> got[2];
+        for (int rep = 0; rep < 2; ++rep) {
+            be.set_bytes(Td.get(), 0xff, (size_t)n * k * 4);  // NaN: every entry must be written
+            be.spmm_pattern(M, k, Ud.as<float>(), Td.as<float>());
+            got[rep].resize((size_t)n * k);
+            be.download(got[rep].data(), Td.get(), got[rep].size() * 4);
+        }
+        double worst = 0;
+        for (size_t e = 0; e < want.size(); ++e) {
+            const double d = std::fabs((double)got[0][e] - want[e]);
+            const double rel = d / std::max(1e-30, std::fabs(want[e]));
+            if (!(d <= 1e-7 * std::fabs(want[e]))) worst = std::max(worst, std::isnan(d) ? 1e30 : rel);
+        }
+        CHECK_MSG(worst == 0, "%s segment %lld kernel %d k=%d: worst relative error %.3e", name, (long long)segment,
+                  (int)kernel, (int)k, worst);
+        CHECK_MSG(std::memcmp(got[0].data(), got[1].data(), got[0].size() * 4) == 0,
+                  "%s segment %lld kernel %d k=%d: a second run differs", name, (long long)segment, (int)kernel, (int)k);
+    }
+    psv_matrix_free(&A);
+}
+
+// The batch twice: the same bits, the same counts; columns finishing at different iterations.
+void check_rwr_repeat(psv_context *ctx, const gputest::Edges &E) {
+    psv_matrix *A = build(ctx, E);
+    psv::Backend &be = psv::cuda::backend_of(ctx);
+    psv::AlgoSteps &st = psv::cuda::steps_of(ctx);
+    psv::RwrGraph g = psv::rwr_graph(be, psv::cuda::store_of(A));
+    const int32_t k = 25;
+    std::vector<int64_t> q((size_t)k);
+    uint64_t s = 5;
+    for (int64_t &v : q) v = (int64_t)(gputest::splitmix(s) % (uint64_t)E.nrows);
+    const int64_t n = E.nrows;
+    std::vector<float> out[2];
+    std::vector<int32_t> its[2];
+    for (int rep = 0; rep < 2; ++rep) {
+        out[rep].resize((size_t)n * k);
+        its[rep].resize((size_t)k);
+        psv::rwr(be, st, g, q.data(), k, 0.9, 1e-6, 300, out[rep].data(), its[rep].data());
+    }
+    CHECK(its[0] == its[1]);
+    CHECK_MSG(std::memcmp(out[0].data(), out[1].data(), out[0].size() * 4) == 0, "RWR batch: a second run differs");
+    // the columns agree with single runs within float rounding
+    double worst = 0;
+    for (int32_t j = 0; j < k; j += 6) {
+        psv::Buffer rel;
+        int32_t it = 0;
+        psv::rwr_single(be, st, g, q[j], 0.9, 1e-6, 300, rel, it);
+        std::vector<float> x((size_t)n);
+        be.download(x.data(), rel.get(), (size_t)n * 4);
+        CHECK_MSG(it == its[0][j], "query %d: single %d iterations, batch %d", (int)j, (int)it, (int)its[0][j]);
+        for (int64_t i = 0; i < n; ++i) worst = std::max(worst, std::fabs((double)x[i] - out[0][(size_t)i * k + j]));
+    }
+    CHECK_MSG(worst <= 1e-6, "RWR batch vs single: %.3e", worst);
+    psv_matrix_free(&A);
+}
+
+}  // namespace
+
+int main() {
+    gputest::require_device();
+    psv_context *ctx = nullptr;
+    REQUIRE(psv_context_create(PSV_BACKEND_CUDA, 0, &ctx) == PSV_SUCCESS);
+    const bool small = gputest::small_mode();
+    const gputest::Edges R = gputest::rmat(small ? 10 : 14, 16, 11);
+    check_pagerank_loop(ctx, "R-MAT", R);
+    check_pagerank_loop(ctx, "uniform", gputest::random_edges(3000, 3000, 20000, 4));
+    // a hub row of 3000 entries, a hub column, empty rows first, between and last
+    gputest::Edges H;
+    H.nrows = H.ncols = 5000;
+    for (int64_t c = 0; c < 3000; ++c) H.rows.push_back(7), H.cols.push_back(c + 1000);
+    for (int64_t r = 100; r < 4900; r += 3) H.rows.push_back(r), H.cols.push_back(42);
+    for (int64_t r = 2000; r < 2100; ++r)
+        for (int64_t c = 0; c < r % 40; ++c) H.rows.push_back(r), H.cols.push_back((r * 31 + c * 7) % 5000);
+    for (int64_t seg : {32, 512})
+        for (psv_kernel kern : {PSV_KERNEL_AUTO, PSV_KERNEL_CSR}) {
+            check_spmm(ctx, "hub", H, seg, kern);
+            check_spmm(ctx, "R-MAT", R, seg, kern);
+        }
+    check_spmm(ctx, "R-MAT", R, 512, PSV_KERNEL_TILE_COMPOSITE);
+    check_rwr_repeat(ctx, R);
+    psv_context_free(&ctx);
+    return check_exit();
+}

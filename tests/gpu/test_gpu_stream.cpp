@@ -1,0 +1,233 @@
+// The streamed product (PSV_KERNEL_STREAM, cuda/spmv/stream.cuh, cuda/build/stream_plan.cu) on the
+// cut cases of the chunk kernel's test (spmv_cases.hpp) and on an R-MAT graph, each product
+// against a float64 reference or the CPU backend (exactly, for int32 min-plus and boolean, A and
+// A'), three runs bit-identical. The tuning policy (psv::cuda::set_policy) shrinks the shared
+// memory the plan counts on so that these small matrices take many partitions: rows cut by
+// partition boundaries (a long row over many), pieces summed by a whole block, empty partitions of
+// pairs (all hot), no hot columns, many hot columns, pieces for the warps' and the block's lists
+// beyond what the lists hold. Also: the plan's counts and device bytes, an
+// AUTO rule that streams, u with absent entries and products wider than the plan's values (the
+// CSR fallback), a mask and an accumulator, and an allocation failure while planning.
+#include <cuda_runtime.h>
+
+#include <atomic>
+
+#include "core/test_hooks.hpp"
+#include "cuda/internal.hpp"
+#include "gpu_common.hpp"
+#include "psv/psv.h"
+#include "spmv_cases.hpp"
+
+using namespace spmvcases;
+
+namespace {
+
+// The n-th CUDA allocation from now fails (test_hooks::fail_allocation).
+std::atomic<int64_t> g_countdown{0};
+bool fail_nth(psv_backend b, size_t) { return b == PSV_BACKEND_CUDA && g_countdown.fetch_sub(1) == 1; }
+
+// E's edges sorted by (row, column), duplicates dropped (the checks count rows in edge order and
+// sum every edge).
+gputest::Edges sorted_unique(gputest::Edges E) {
+    std::vector<std::pair<int64_t, int64_t>> v(E.rows.size());
+    for (size_t k = 0; k < v.size(); ++k) v[k] = {E.rows[k], E.cols[k]};
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    E.rows.resize(v.size());
+    E.cols.resize(v.size());
+    for (size_t k = 0; k < v.size(); ++k) E.rows[k] = v[k].first, E.cols[k] = v[k].second;
+    return E;
+}
+
+// Rows over the same few columns (all hot, so one partition holds them all): 3000 rows of 70
+// entries and 1100 of 4100, more than the warp's and the block's lists hold.
+gputest::Edges hot_block() {
+    gputest::Edges E;
+    E.nrows = 4100;
+    E.ncols = 5000;
+    for (int64_t i = 0; i < E.nrows; ++i)
+        for (int64_t j = 0; j < (i < 3000 ? 70 : 4100); ++j) E.rows.push_back(i), E.cols.push_back(j);
+    return E;
+}
+
+// A pass: the shared memory per SM the plan may count on (0: the device's), the hot columns'
+// share of the slots and the partitions share a hot column must reach (< 0: the policy's).
+struct Pass {
+    const char *name;
+    size_t smem_per_sm;
+    double hot_share, hot_parts;
+};
+
+// y<mask> += A x with the streamed kernel equals the CSR kernel's, bit for bit (the same
+// semiring, the same accumulation order within rows is not required: compared against a
+// float64 reference), and the mask keeps the other entries.
+int masked_accumulate(psv_context *gpu) {
+    const gputest::Edges E = gputest::rmat(12, 8, 3);
+    const int64_t n = E.nrows, nnz = (int64_t)E.rows.size();
+    std::vector<float> x((size_t)n), y0((size_t)n);
+    uint64_t s = 5;
+    for (auto &v : x) v = (float)(gputest::splitmix(s) % 100) / 64.0f;
+    for (auto &v : y0) v = (float)(gputest::splitmix(s) % 100) / 32.0f;
+    std::vector<uint8_t> mk((size_t)n);
+    for (auto &v : mk) v = gputest::splitmix(s) % 3 != 0;
+    std::vector<float> out[2];
+    for (int k = 0; k < 2; ++k) {
+        psv_context_set_option(gpu, PSV_OPT_KERNEL, k ? PSV_KERNEL_STREAM : PSV_KERNEL_CSR);
+        psv_matrix *A = nullptr;
+        REQUIRE(psv_matrix_build(gpu, PSV_FP32, n, n, nnz, E.rows.data(), E.cols.data(), nullptr, PSV_FIRST, &A) == PSV_SUCCESS);
+        psv_vector *u = nullptr, *w = nullptr, *m = nullptr;
+        REQUIRE(psv_vector_create(gpu, PSV_FP32, n, &u) == PSV_SUCCESS);
+        REQUIRE(psv_vector_create(gpu, PSV_FP32, n, &w) == PSV_SUCCESS);
+        REQUIRE(psv_vector_create(gpu, PSV_BOOL, n, &m) == PSV_SUCCESS);
+        REQUIRE(psv_vector_set(u, x.data(), n) == PSV_SUCCESS);
+        REQUIRE(psv_vector_set(w, y0.data(), n) == PSV_SUCCESS);
+        REQUIRE(psv_vector_set(m, mk.data(), n) == PSV_SUCCESS);
+        psv_semiring *sr = nullptr;
+        REQUIRE(psv_semiring_create(gpu, PSV_PLUS, PSV_SECOND, PSV_FP32, &sr) == PSV_SUCCESS);
+        CHECK(psv_mxv(w, m, PSV_PLUS, sr, A, u, 0) == PSV_SUCCESS);
+        out[k].assign((size_t)n, -1.0f);
+        std::vector<int64_t> idx((size_t)n);
+        std::vector<float> v((size_t)n);
+        int64_t got = n;
+        REQUIRE(psv_vector_extract_tuples(w, idx.data(), v.data(), &got) == PSV_SUCCESS);
+        for (int64_t q = 0; q < got; ++q) out[k][(size_t)idx[q]] = v[q];
+        psv_semiring_free(&sr);
+        psv_vector_free(&u);
+        psv_vector_free(&w);
+        psv_vector_free(&m);
+        psv_matrix_free(&A);
+    }
+    // each row of a pattern product with small integers in 1/64 is exact in fp32 and double
+    CHECK_MSG(out[0] == out[1], "masked accumulate: the streamed product differs from the CSR kernel's");
+    return 1;
+}
+
+// The plan's counts: pairs, partitions and slots agree with the matrix; device bytes include it.
+int plan_counts(psv_context *gpu, const gputest::Edges &E) {
+    psv_context_set_option(gpu, PSV_OPT_KERNEL, PSV_KERNEL_STREAM);
+    psv_matrix *A = nullptr;
+    const int64_t nnz = (int64_t)E.rows.size();
+    REQUIRE(psv_matrix_build(gpu, PSV_FP32, E.nrows, E.ncols, nnz, E.rows.data(), E.cols.data(), nullptr, PSV_FIRST, &A) ==
+            PSV_SUCCESS);
+    psv_matrix_info info;
+    REQUIRE(psv_matrix_info_get(A, &info) == PSV_SUCCESS);
+    const psv::cuda::StreamCounts sc = psv::cuda::stream_counts(A);
+    CHECK_MSG(info.kernel == PSV_KERNEL_STREAM, "info reports kernel %d", (int)info.kernel);
+    CHECK_MSG(sc.parts >= 1 && sc.pairs >= 1 && sc.pairs <= nnz && sc.slots >= 1024 && sc.hot < sc.slots,
+              "plan counts: %lld partitions, %lld pairs of %lld entries, %lld slots, %lld hot", (long long)sc.parts,
+              (long long)sc.pairs, (long long)nnz, (long long)sc.slots, (long long)sc.hot);
+    CHECK_MSG(sc.bytes_weighted > sc.bytes_pattern && sc.bytes_pattern > 2 * nnz, "byte model %lld / %lld",
+              (long long)sc.bytes_pattern, (long long)sc.bytes_weighted);
+    CHECK_MSG(info.device_bytes >= 8 * nnz, "device bytes %lld for %lld entries", (long long)info.device_bytes, (long long)nnz);
+    psv_matrix_free(&A);
+    return 1;
+}
+
+}  // namespace
+
+int main() {
+    if (!psv_backend_available(PSV_BACKEND_CUDA)) {
+        std::fprintf(stderr, "no CUDA device: skipped\n");
+        return 77;
+    }
+    psv_context *cpu = nullptr, *gpu = nullptr;
+    REQUIRE(psv_context_create(PSV_BACKEND_CPU, 0, &cpu) == PSV_SUCCESS);
+    REQUIRE(psv_context_create(PSV_BACKEND_CUDA, 0, &gpu) == PSV_SUCCESS);
+    int checks = 0;
+    const psv::cuda::Policy base = psv::cuda::policy_of(gpu);
+    // 8 KB of slots per SM: 2048 fp32 / int32 slots, 1024 fp64 ones, 8192 boolean ones
+    const size_t sm8k = psv::cuda::kStreamStaticSmem + base.stream_block_reserve + 8192;
+    const Pass passes[] = {{"device", 0, -1, -1},
+                           {"small", sm8k, -1, -1},
+                           {"small, no hot", sm8k, 0.0, -1},
+                           {"small, many hot", sm8k, 0.5, 0.01}};
+    const bool small = gputest::small_mode();
+    for (const Pass &P : passes) {
+        psv::cuda::Policy policy = base;
+        if (P.smem_per_sm) policy.smem_per_sm = P.smem_per_sm;
+        if (P.hot_share >= 0) policy.stream_hot_share = P.hot_share;
+        if (P.hot_parts >= 0) policy.stream_hot_parts = P.hot_parts;
+        psv::cuda::set_policy(gpu, policy);
+        psv_context_set_option(gpu, PSV_OPT_KERNEL, PSV_KERNEL_STREAM);
+        for (const Case &cs : cases()) {
+            if (small && (std::strcmp(cs.name, "zipf") == 0 || std::strcmp(cs.name, "short") == 0)) continue;
+            const gputest::Edges E = edges_for(cs, 5);
+            checks += run_float<float>(gpu, cs, E, PSV_FP32, false);
+            checks += run_float<float>(gpu, cs, E, PSV_FP32, true);
+            if (!small) checks += run_float<double>(gpu, cs, E, PSV_FP64, false);
+            if (!small) checks += run_float<double>(gpu, cs, E, PSV_FP64, true);  // wider than the pattern's plan
+            checks += run_exact(cpu, gpu, cs, E, PSV_INT32);
+            if (!small) checks += run_exact(cpu, gpu, cs, E, PSV_BOOL);
+        }
+        if (!P.smem_per_sm && !small) {  // the lists' overflow
+            const gputest::Edges H = hot_block();
+            Case hc{"hot-block", {}, H.ncols};
+            checks += run_float<float>(gpu, hc, H, PSV_FP32, false);
+            checks += run_exact(cpu, gpu, hc, H, PSV_INT32);
+        }
+        const gputest::Edges R = sorted_unique(gputest::rmat(small ? 14 : 17, 16, 9));
+        Case rc{"rmat", {}, R.ncols};
+        checks += run_float<float>(gpu, rc, R, PSV_FP32, false);
+        checks += run_float<float>(gpu, rc, R, PSV_FP32, true);
+        checks += run_exact(cpu, gpu, rc, R, PSV_INT32);
+        if (P.smem_per_sm) checks += plan_counts(gpu, R);
+    }
+    // AUTO streams a power-law matrix above the policy's size where the policy lets it (both forced
+    // here); by default it does not
+    {
+        psv::cuda::Policy policy = base;
+        policy.stream_auto = true;
+        policy.stream_min_entries = 1000;
+        policy.stream_l2_share = 0.0;
+        psv::cuda::set_policy(gpu, policy);
+        psv_context_set_option(gpu, PSV_OPT_KERNEL, PSV_KERNEL_AUTO);
+        const gputest::Edges R = gputest::rmat(13, 16, 4);
+        psv_matrix *A = nullptr;
+        REQUIRE(psv_matrix_build(gpu, PSV_FP32, R.nrows, R.ncols, (int64_t)R.rows.size(), R.rows.data(), R.cols.data(), nullptr,
+                                 PSV_FIRST, &A) == PSV_SUCCESS);
+        psv_matrix_info info;
+        REQUIRE(psv_matrix_info_get(A, &info) == PSV_SUCCESS);
+        CHECK_MSG(info.kernel == PSV_KERNEL_STREAM, "AUTO on a power-law matrix above stream_min_entries: kernel %d", (int)info.kernel);
+        psv_matrix_free(&A);
+        psv::cuda::set_policy(gpu, base);
+        REQUIRE(psv_matrix_build(gpu, PSV_FP32, R.nrows, R.ncols, (int64_t)R.rows.size(), R.rows.data(), R.cols.data(), nullptr,
+                                 PSV_FIRST, &A) == PSV_SUCCESS);
+        REQUIRE(psv_matrix_info_get(A, &info) == PSV_SUCCESS);
+        CHECK_MSG(info.kernel == PSV_KERNEL_CSR, "AUTO under the device's policy: kernel %d", (int)info.kernel);
+        psv_matrix_free(&A);
+        checks += 2;
+    }
+    psv::cuda::set_policy(gpu, base);
+    checks += masked_accumulate(gpu);
+    // an allocation failing while the plan is built: an out-of-memory status, the matrix as it was
+    {
+        const gputest::Edges R = gputest::rmat(12, 8, 6);
+        psv_context_set_option(gpu, PSV_OPT_KERNEL, PSV_KERNEL_CSR);
+        psv_matrix *A = nullptr;
+        REQUIRE(psv_matrix_build(gpu, PSV_FP32, R.nrows, R.ncols, (int64_t)R.rows.size(), R.rows.data(), R.cols.data(), nullptr,
+                                 PSV_FIRST, &A) == PSV_SUCCESS);
+        int failed = 0;
+        for (int64_t k = 1; k < 200; ++k) {
+            const int64_t live = psv::test_hooks::live_buffers.load();
+            g_countdown = k;
+            psv::test_hooks::fail_allocation = fail_nth;
+            const psv_status st = psv_matrix_set_option(A, PSV_OPT_KERNEL, PSV_KERNEL_STREAM);
+            psv::test_hooks::fail_allocation = nullptr;
+            if (st == PSV_SUCCESS) break;
+            CHECK_MSG(st == PSV_ERROR_OUT_OF_MEMORY, "allocation %lld failing: status %d", (long long)k, (int)st);
+            CHECK_MSG(psv::test_hooks::live_buffers.load() == live, "allocation %lld failing: %lld buffers leaked", (long long)k,
+                      (long long)(psv::test_hooks::live_buffers.load() - live));
+            psv_matrix_info info;
+            REQUIRE(psv_matrix_info_get(A, &info) == PSV_SUCCESS);
+            CHECK_MSG(info.kernel == PSV_KERNEL_CSR, "a failed re-plan changed the kernel to %d", (int)info.kernel);
+            ++failed;
+        }
+        CHECK_MSG(failed > 5, "only %d allocations of the plan failed", failed);
+        psv_matrix_free(&A);
+        ++checks;
+    }
+    psv_context_free(&cpu);
+    psv_context_free(&gpu);
+    std::printf("gpu_stream: %d checks\n", checks);
+    return check_exit();
+}
