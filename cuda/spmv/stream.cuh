@@ -154,13 +154,17 @@ __global__ void __launch_bounds__(kStreamThreads, 1)
         __syncthreads();
         // rows r0 .. r1 - 1, and r1 where the boundary cuts it
         const int64_t rend = (r1 < A.nrows && A.rp[r1] < e1) ? r1 + 1 : r1;
-        for (int64_t base = r0 + (int64_t)warp * R; base < rend; base += (int64_t)nw * R) {
+        // each step's row bounds are loaded a step ahead (their loads overlap the step before)
+        const int64_t stride = (int64_t)nw * R;
+        int64_t rb_next = 0, re_next = 0;
+        if (r0 + (int64_t)warp * R + sub < rend) rb_next = A.rp[r0 + (int64_t)warp * R + sub], re_next = A.rp[r0 + (int64_t)warp * R + sub + 1];
+        for (int64_t base = r0 + (int64_t)warp * R; base < rend; base += stride) {
             const int64_t i = base + sub;
-            int64_t rb = 0, re = 0, b = 0, e = 0;
+            const int64_t rb = rb_next, re = re_next;
+            if (i + stride < rend) rb_next = A.rp[i + stride], re_next = A.rp[i + stride + 1];
+            int64_t b = 0, e = 0;
             bool ok = i < rend, listed = false;
             if (ok) {
-                rb = A.rp[i];
-                re = A.rp[i + 1];
                 b = max(rb, e0);
                 e = min(re, e1);
                 const int64_t len = e - b;
