@@ -141,8 +141,11 @@ int main() {
                            {"small", sm8k, -1, -1},
                            {"small, no hot", sm8k, 0.0, -1},
                            {"small, many hot", sm8k, 0.5, 0.01}};
+    // under the sanitizers (small mode): the small-slot passes with and without many hot columns
+    // (every path of the kernels, with few slots to track), fp32 and int32, R-MAT 12
     const bool small = gputest::small_mode();
     for (const Pass &P : passes) {
+        if (small && (!P.smem_per_sm || P.hot_share == 0.0)) continue;
         psv::cuda::Policy policy = base;
         if (P.smem_per_sm) policy.smem_per_sm = P.smem_per_sm;
         if (P.hot_share >= 0) policy.stream_hot_share = P.hot_share;
@@ -153,7 +156,7 @@ int main() {
             if (small && (std::strcmp(cs.name, "zipf") == 0 || std::strcmp(cs.name, "short") == 0)) continue;
             const gputest::Edges E = edges_for(cs, 5);
             checks += run_float<float>(gpu, cs, E, PSV_FP32, false);
-            checks += run_float<float>(gpu, cs, E, PSV_FP32, true);
+            if (!small) checks += run_float<float>(gpu, cs, E, PSV_FP32, true);
             if (!small) checks += run_float<double>(gpu, cs, E, PSV_FP64, false);
             if (!small) checks += run_float<double>(gpu, cs, E, PSV_FP64, true);  // wider than the pattern's plan
             checks += run_exact(cpu, gpu, cs, E, PSV_INT32);
@@ -165,7 +168,7 @@ int main() {
             checks += run_float<float>(gpu, hc, H, PSV_FP32, false);
             checks += run_exact(cpu, gpu, hc, H, PSV_INT32);
         }
-        const gputest::Edges R = sorted_unique(gputest::rmat(small ? 14 : 17, 16, 9));
+        const gputest::Edges R = sorted_unique(gputest::rmat(small ? 12 : 17, 16, 9));
         Case rc{"rmat", {}, R.ncols};
         checks += run_float<float>(gpu, rc, R, PSV_FP32, false);
         checks += run_float<float>(gpu, rc, R, PSV_FP32, true);
