@@ -118,7 +118,9 @@ int plan_counts(psv_context *gpu, const gputest::Edges &E) {
               (long long)sc.pairs, (long long)nnz, (long long)sc.slots, (long long)sc.hot);
     CHECK_MSG(sc.bytes_weighted > sc.bytes_pattern && sc.bytes_pattern > 2 * nnz, "byte model %lld / %lld",
               (long long)sc.bytes_pattern, (long long)sc.bytes_weighted);
-    CHECK_MSG(info.device_bytes >= 8 * nnz, "device bytes %lld for %lld entries", (long long)info.device_bytes, (long long)nnz);
+    // at least the columns (4 per entry), the slots (2 per entry) and per pair an item (6) and its value (4)
+    CHECK_MSG(info.device_bytes >= 6 * nnz + 10 * sc.pairs, "device bytes %lld for %lld entries and %lld pairs",
+              (long long)info.device_bytes, (long long)nnz, (long long)sc.pairs);
     psv_matrix_free(&A);
     return 1;
 }
