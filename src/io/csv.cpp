@@ -80,18 +80,7 @@ public:
         if (n < 2 || n > 3)
             parse_error(in_, format("expected 2 or 3 fields 'u%cv[%cw]' separated by %s, found %s",
                                     sep_, sep_, sep_name(sep_), n > 3 ? "more than 3" : "1"));
-        if (nf_ == 0) {
-            nf_ = n;
-            nf_line_ = in_.line();
-            double bpl = in_.bytes_per_line_ahead();
-            bpl_ = bpl / 1.05;
-            double est = static_cast<double>(in_.data_bytes_estimate()) / bpl * 1.05 + 1024.0;
-            reserve_all(c_, static_cast<uint64_t>(est), nf_ == 3, false);
-        } else if (n != nf_) {
-            parse_error(in_, format("%d fields, but line %lld has %d (mixed 'u v' and 'u v w' "
-                                    "lines)",
-                                    n, static_cast<long long>(nf_line_), nf_));
-        }
+        edge_fields(in_, c_, n, "fields", nf_, nf_line_, bpl_);
         int64_t u = edge_vertex(in_, f[0], "source", max_id_);
         int64_t v = edge_vertex(in_, f[1], "target", max_id_);
         if (nf_ == 3) c_.fvalues.push_back(edge_weight(in_, f[2]));

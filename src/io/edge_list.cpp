@@ -148,21 +148,7 @@ private:
 
     // The first edge line fixes 2 or 3 columns (and reserves for the whole file); later lines
     // must match it.
-    void columns(int nt) {
-        if (mode_ == 0) {
-            mode_ = nt;
-            mode_line_ = in_.line();
-            // Reserve for the whole file, estimated from the bytes per line ahead.
-            double bpl = in_.bytes_per_line_ahead();
-            bpl_ = bpl / 1.05;
-            double est = static_cast<double>(in_.data_bytes_estimate()) / bpl * 1.05 + 1024.0;
-            reserve_all(c_, static_cast<uint64_t>(est), mode_ == 3, false);
-        } else if (nt != mode_) {
-            parse_error(in_, format("%d columns, but line %lld has %d (mixed 'u v' and 'u v w' "
-                                    "lines)",
-                                    nt, static_cast<long long>(mode_line_), mode_));
-        }
-    }
+    void columns(int nt) { edge_fields(in_, c_, nt, "columns", mode_, mode_line_, bpl_); }
 
     Input &in_;
     const bool relabel_;

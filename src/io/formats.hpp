@@ -124,4 +124,22 @@ inline void reserve_all(psv::Coo &c, uint64_t n, bool fv, bool iv) {
     if (iv) reserve_huge(c.ivalues, k);
 }
 
+// An edge list's first edge line fixes its 2 or 3 fields (`fixed`, and `fixed_line` the line
+// that did) and reserves the tuples for the whole file from the bytes per line ahead (`bpl`: a
+// little under that estimate, for the parallel shares); a later line of another count is an
+// error naming both. `what`: "fields" (CSV) or "columns" (SNAP).
+inline void edge_fields(Input &in, psv::Coo &c, int n, const char *what, int &fixed, int64_t &fixed_line, double &bpl) {
+    if (fixed == 0) {
+        fixed = n;
+        fixed_line = in.line();
+        const double ahead = in.bytes_per_line_ahead();
+        bpl = ahead / 1.05;
+        const double est = static_cast<double>(in.data_bytes_estimate()) / ahead * 1.05 + 1024.0;
+        reserve_all(c, static_cast<uint64_t>(est), fixed == 3, false);
+    } else if (n != fixed) {
+        parse_error(in, format("%d %s, but line %lld has %d (mixed 'u v' and 'u v w' lines)", n, what,
+                               static_cast<long long>(fixed_line), fixed));
+    }
+}
+
 }  // namespace psv::io::detail
