@@ -41,8 +41,9 @@ private:
     }
     CudaBackend &be_;
     Buffer unwanted_;
-    // the RWR update's block partials (grown as needed) and its counter (zero between launches)
-    Buffer rwr_partials_, rwr_counter_;
+    // the RWR update's block partials (grown as needed); its counter is the context's reduction
+    // counter (zero between launches, reset by the last block)
+    Buffer rwr_partials_;
 };
 
 // ---- PageRank ---------------------------------------------------------------------------------
@@ -336,14 +337,10 @@ void CudaAlgoSteps::rwr_update(int64_t n, int32_t k, const float *T, float *R, f
     const int blocks = rwr_blocks(n);
     const size_t need = (size_t)blocks * k * sizeof(double);
     if (rwr_partials_.size() < need) rwr_partials_ = Buffer(&be_, need);  // the old one kept on failure
-    if (!rwr_counter_.get()) {
-        rwr_counter_ = Buffer(&be_, sizeof(unsigned));
-        be_.set_bytes(rwr_counter_.get(), 0, sizeof(unsigned));
-    }
     int L = 1;
     while (L < k && L < 32) L <<= 1;
     rwr_update_kernel<<<blocks, kRwrThreads, 0, be_.stream()>>>(n, k, L, T, R, U, inv, (float)c, (float)(1.0 - c), queries,
-                                                                rwr_partials_.as<double>(), rwr_counter_.as<unsigned>(), diffs);
+                                                                rwr_partials_.as<double>(), be_.reduce_counter(), diffs);
     PSV_CUDA_LAUNCH_CHECK();
 }
 

@@ -9,9 +9,10 @@ namespace psv {
 namespace cuda {
 
 // Rank M's columns by length (ranking.cu): col_order[k] = the column of rank k, rank_of its
-// inverse; hot_min_length sets ColumnStats::hot_columns.
+// inverse; hot_min_length sets ColumnStats::hot_columns. ranked_keys, where given, receives the
+// sort keys: uint32 ~length of each rank (ascending).
 ColumnStats rank_columns(CudaBackend &be, const CudaMatrix &M, int64_t hot_min_length, Buffer &col_order,
-                         Buffer &rank_of);
+                         Buffer &rank_of, Buffer *ranked_keys = nullptr);
 
 // The parameters of a tile-composite form (format.hpp describes the layout).
 struct FormParams {
@@ -36,9 +37,9 @@ ChunkPlan build_chunk_plan(CudaBackend &be, const CudaMatrix &M, const Policy &p
                            int64_t prefix, int64_t hot, size_t hot_vb);
 
 // The streamed product's plan of M (stream_plan.cu) for values of vb bytes under policy p, from
-// M's column ranking (rank_columns' col_order and rank_of, read and left as they are).
+// M's column ranking (rank_columns' col_order, rank_of and ranked_keys, read and left as they are).
 StreamPlan build_stream_plan(CudaBackend &be, const CudaMatrix &M, const Policy &p, size_t vb, const Buffer &col_order,
-                             const Buffer &rank_of);
+                             const Buffer &rank_of, const Buffer &ranked_keys);
 // Device transpose of a CSR (values carried) (transpose.cu).
 void transpose_csr(CudaBackend &be, const CudaMatrix &A, CudaMatrix &T);
 // The pattern of A + A' (square A) built on the device with A's options.

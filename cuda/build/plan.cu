@@ -116,13 +116,13 @@ void CudaMatrix::rebuild(const FormatOptions &opt) {
                      tiles ? "tile-composite form" : "SpMV plan", (long long)nvals);
     std::unique_ptr<TcForm> form;
     ColumnStats cs;
-    Buffer order, rank_of;  // the column ranking (AUTO: its chunk plan or stream plan may read it)
+    Buffer order, rank_of, ranked_keys;  // the column ranking (AUTO: its chunk plan or stream plan may read it)
     if (tiles) {
         form = std::make_unique<TcForm>();
         build_form(*be_, *this, fp, p.hot_min_length, *form, cs);
         be_->sync();
     } else if (k == PSV_KERNEL_AUTO || k == PSV_KERNEL_STREAM) {
-        cs = rank_columns(*be_, *this, p.hot_min_length, order, rank_of);
+        cs = rank_columns(*be_, *this, p.hot_min_length, order, rank_of, &ranked_keys);
     }
     bool ranked = false;
     int64_t hot = 0, prefix = ncols;
@@ -134,8 +134,9 @@ void CudaMatrix::rebuild(const FormatOptions &opt) {
         k = PSV_KERNEL_CSR;
     }
     StreamPlan sp;  // an empty matrix's STREAM runs the CSR kernel (no plan)
-    if (k == PSV_KERNEL_STREAM && nvals > 0) sp = build_stream_plan(*be_, *this, p, vb, order, rank_of);
+    if (k == PSV_KERNEL_STREAM && nvals > 0) sp = build_stream_plan(*be_, *this, p, vb, order, rank_of, ranked_keys);
     rank_of = Buffer();
+    ranked_keys = Buffer();
     // the CSR kernel's plan (it also serves products whose input vector has absent entries)
     const int32_t lanes = csr_lanes_for(p, nvals, nrows);
     const int64_t long_min = p.csr_long_per_lane * (int64_t)lanes;

@@ -37,7 +37,7 @@ __global__ void rank_kernel(int64_t n, const uint32_t *skey, const int32_t *orde
 }  // namespace
 
 ColumnStats rank_columns(CudaBackend &be, const CudaMatrix &M, int64_t hot_min_length, Buffer &col_order,
-                         Buffer &rank_of) {
+                         Buffer &rank_of, Buffer *ranked_keys) {
     cudaStream_t st = be.stream();
     const int64_t nrows = M.nrows, ncols = M.ncols, nnz = M.nvals;
     const int32_t *col = M.col.as<int32_t>();
@@ -65,6 +65,7 @@ ColumnStats rank_columns(CudaBackend &be, const CudaMatrix &M, int64_t hot_min_l
                                          (uint32_t)hot_min_length, st_d.as<int64_t>());
         });
         be.download(stats, st_d.get(), 24);
+        if (ranked_keys) *ranked_keys = std::move(skey);
     }
     ColumnStats s;
     s.long2 = stats[0];

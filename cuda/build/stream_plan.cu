@@ -18,11 +18,9 @@ namespace cuda {
 
 namespace {
 
-__global__ void count_at_least_kernel(int64_t n, const int32_t *len, int32_t thr, unsigned long long *count) {
-    unsigned long long c = 0;
-    PSV_GRID_LOOP(i, n) c += len[i] >= thr;
-    for (int o = 16; o; o >>= 1) c += __shfl_xor_sync(0xffffffffu, c, o);
-    if ((threadIdx.x & 31) == 0 && c) atomicAdd(count, c);
+// count = the ranks whose key (~length) is at most key: the columns of at least that length
+__global__ void ranks_at_most_kernel(int64_t n, const uint32_t *keys, uint32_t key, int64_t *count) {
+    *count = upper_bound_d<uint32_t>(keys, n, key);
 }
 
 // f[e] = 1 for an entry of a column that is not hot; a hot entry's slot is its rank
@@ -123,7 +121,7 @@ template <class T> T last_of(CudaBackend &be, const Buffer &b, int64_t n) {
 }  // namespace
 
 StreamPlan build_stream_plan(CudaBackend &be, const CudaMatrix &M, const Policy &p, size_t vb, const Buffer &order,
-                             const Buffer &rank_of) {
+                             const Buffer &rank_of, const Buffer &ranked_keys) {
     cudaStream_t st = be.stream();
     const int64_t nnz = M.nvals, nrows = M.nrows, ncols = M.ncols;
     const int32_t *col = M.col.as<int32_t>();
@@ -138,18 +136,14 @@ StreamPlan build_stream_plan(CudaBackend &be, const CudaMatrix &M, const Policy 
 
     // ---- hot columns: those in at least stream_hot_parts of the partitions one would expect ----
     {
-        Buffer len(&be, (size_t)ncols * 4), cnt(&be, 8);
-        be.set_bytes(len.get(), 0, (size_t)ncols * 4);
-        be.set_bytes(cnt.get(), 0, 8);
-        count_indices(be, nnz, col, len.as<int32_t>());
+        Buffer cnt(&be, 8);
         const double parts_est = std::ceil((double)nnz / (double)S.slots);
-        const int32_t thr = (int32_t)std::max(2.0, std::ceil(p.stream_hot_parts * parts_est));
-        count_at_least_kernel<<<grid_for(ncols, 256, 2048), 256, 0, st>>>(ncols, len.as<int32_t>(), thr,
-                                                                        cnt.as<unsigned long long>());
+        const uint32_t thr = (uint32_t)std::max(2.0, std::ceil(p.stream_hot_parts * parts_est));
+        ranks_at_most_kernel<<<1, 1, 0, st>>>(ncols, ranked_keys.as<uint32_t>(), ~thr, cnt.as<int64_t>());
         PSV_CUDA_LAUNCH_CHECK();
-        unsigned long long h = 0;
+        int64_t h = 0;
         be.download(&h, cnt.get(), 8);
-        S.hot = std::min<int64_t>((int64_t)h, (int64_t)(p.stream_hot_share * (double)S.slots));
+        S.hot = std::min<int64_t>(h, (int64_t)(p.stream_hot_share * (double)S.slots));
         S.hot = std::min<int64_t>(S.hot, ncols);
     }
     S.hot_cols = Buffer(&be, (size_t)std::max<int64_t>(S.hot, 1) * 4);

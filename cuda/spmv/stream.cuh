@@ -5,14 +5,10 @@
 #pragma once
 #include "cuda/build/matrix.cuh"
 #include "cuda/spmv/semiring.cuh"
+#include "cuda/spmv/tile_composite.cuh"
 
 namespace psv {
 namespace cuda {
-
-// xh[r] = u[hot_cols[r]]: the hot values every partition reads.
-template <class T> __global__ void stream_hot_kernel(int64_t hot, const int32_t *__restrict__ hot_cols, const T *__restrict__ u, T *__restrict__ xh) {
-    for (int64_t r = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; r < hot; r += (int64_t)gridDim.x * blockDim.x) xh[r] = u[hot_cols[r]];
-}
 
 // Copy src[p0 .. p0 + n) to dst[0 .. n) with 16-byte loads (src 16-byte aligned and readable up
 // to the 16-byte boundary past p0 + n), four of them in flight per thread.
@@ -236,10 +232,11 @@ void launch_stream(CudaBackend &be, const CudaMatrix &M, const S s, const typena
     static_assert(sizeof(Acc) <= 8, "the plan's partials hold 8 bytes a piece");
     const StreamPlan &P = M.stream;
     cudaStream_t st = be.stream();
-    T *pv = const_cast<T *>(P.pv.as<T>());
-    T *xh = const_cast<T *>(P.xh.as<T>());
-    if (P.hot > 0) {
-        stream_hot_kernel<T><<<grid_for(P.hot), 256, 0, st>>>(P.hot, P.hot_cols.as<int32_t>(), u, xh);
+    T *pv = P.pv.as<T>();
+    T *xh = P.xh.as<T>();
+    if (P.hot > 0) {  // the product prologue with no rows: the hot values gathered
+        spmv_prologue_kernel<S><<<grid_for(P.hot), 256, 0, st>>>(s, 0, M.row_ptr.as<int64_t>(), nullptr, nullptr, P.hot,
+                                                                 P.hot_cols.as<int32_t>(), u, xh);
         PSV_CUDA_LAUNCH_CHECK();
     }
     if (P.pairs > 0) {
@@ -250,8 +247,8 @@ void launch_stream(CudaBackend &be, const CudaMatrix &M, const S s, const typena
             u, pv);
         PSV_CUDA_LAUNCH_CHECK();
     }
-    Acc *head = reinterpret_cast<Acc *>(const_cast<uint8_t *>(P.partial.as<uint8_t>()));
-    Acc *tail = reinterpret_cast<Acc *>(const_cast<uint8_t *>(P.partial.as<uint8_t>()) + (size_t)P.parts * 8);
+    Acc *head = reinterpret_cast<Acc *>(P.partial.as<uint8_t>());
+    Acc *tail = reinterpret_cast<Acc *>(P.partial.as<uint8_t>() + (size_t)P.parts * 8);
     StreamArgs<T, Acc> A{P.parts, M.nrows, P.part_entry.as<int64_t>(), P.part_row.as<int32_t>(), P.part_pair.as<uint32_t>(),
                          P.hot, xh, pv, P.lidx.as<uint16_t>(), M.row_ptr.as<int64_t>(), vals, t, tp, head, tail};
     const size_t sbytes = (size_t)(P.hot + P.max_pairs) * sizeof(T);

@@ -44,10 +44,11 @@ static CsrHost read_csr(const char *path, int32_t flags, bool progress, int32_t 
                         std::vector<int64_t> &labels) {
     const bool relabel = flags & PSV_READ_RELABEL;
     Coo coo;
+    CsrHost file;  // a .psv file's CSR: relabelled, its tuples keep their values in its own type
     if (io::is_psv_file(path)) {  // psv's binary format (regular files only, not "-")
-        CsrHost csr = io::read_psv(path, base);
-        if (!relabel) return (flags & PSV_READ_UNDIRECTED) ? io::undirected(csr) : csr;
-        coo = io::coo_of(csr, base);
+        file = io::read_psv(path, base);
+        if (!relabel) return (flags & PSV_READ_UNDIRECTED) ? io::undirected(file) : file;
+        coo = io::coo_of(file, base);
     } else {
         coo = io::read_file(path, progress, relabel);
     }
@@ -56,13 +57,15 @@ static CsrHost read_csr(const char *path, int32_t flags, bool progress, int32_t 
     const int64_t nvals = (int64_t)coo.rows.size();
     const void *values = nullptr;
     if (!coo.pattern) {
-        if (coo.type == PSV_FP64) values = coo.fvalues.data();
+        if (!file.values.empty()) values = file.values.data();  // in tuple order (coo_of)
+        else if (coo.type == PSV_FP64) values = coo.fvalues.data();
         else if (coo.type == PSV_INT64) values = coo.ivalues.data();
         else fail(PSV_ERROR_PANIC, "reader produced an unexpected value type");
     }
     CsrHost csr = build_csr(coo.nrows, coo.ncols, nvals, coo.rows.data(), coo.cols.data(), values,
                             coo.type, coo.dup);
-    coo = Coo();  // release the tuples before building the form
+    coo = Coo();  // release the tuples (and the file's CSR) before building the form
+    file = CsrHost();
     return (flags & PSV_READ_UNDIRECTED) ? io::undirected(csr) : csr;
 }
 

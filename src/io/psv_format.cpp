@@ -26,7 +26,6 @@ constexpr uint32_t kVersion = 1;
 constexpr uint32_t kEndian = 0x01020304u;
 constexpr size_t kHeaderBytes = 128;
 constexpr uint64_t kAlign = 64;
-constexpr int64_t kMaxDim = 2147483647;
 
 struct Header {
     char magic[8];
@@ -119,7 +118,7 @@ CsrHost read_psv(const std::string &path, int32_t &index_base) {
     if (h.version != kVersion)
         fail(PSV_ERROR_PARSE, format("%s: .psv format version %u, this library reads version %u", p, h.version, kVersion));
     if (header_crc(h) != h.crc_header) fail(PSV_ERROR_PARSE, format("%s: .psv checksum mismatch in the header", p));
-    if (h.nrows < 0 || h.ncols < 0 || h.nrows > kMaxDim || h.ncols > kMaxDim || h.nvals < 0)
+    if (h.nrows < 0 || h.ncols < 0 || h.nrows > kMaxDimension || h.ncols > kMaxDimension || h.nvals < 0)
         fail(PSV_ERROR_PARSE, format("%s: .psv header: invalid sizes %lld x %lld, %lld entries", p,
                                      (long long)h.nrows, (long long)h.ncols, (long long)h.nvals));
     const psv_type type = static_cast<psv_type>(h.type);

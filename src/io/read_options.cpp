@@ -113,23 +113,9 @@ CsrHost undirected(const CsrHost &a) {
         fail(PSV_ERROR_DIMENSION_MISMATCH,
              format("an undirected read needs a square matrix, not %lld x %lld",
                     static_cast<long long>(a.nrows), static_cast<long long>(a.ncols)));
-    const int64_t n = a.nrows, nnz = a.nvals();
+    const int64_t n = a.nrows;
     const size_t ts = a.pattern ? 0 : type_size(a.type);
-    // The transpose: t_col[t_ptr[j] ..] lists the rows i of A(i,j), ascending; t_src the entry.
-    std::vector<int64_t> t_ptr(static_cast<size_t>(n) + 1, 0);
-    for (int64_t k = 0; k < nnz; ++k) ++t_ptr[static_cast<size_t>(a.col[k]) + 1];
-    for (int64_t j = 0; j < n; ++j) t_ptr[j + 1] += t_ptr[j];
-    std::vector<int32_t> t_col(static_cast<size_t>(nnz));
-    std::vector<int64_t> t_src(static_cast<size_t>(nnz));
-    {
-        std::vector<int64_t> next(t_ptr.begin(), t_ptr.end() - 1);
-        for (int64_t i = 0; i < n; ++i)
-            for (int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
-                const int64_t d = next[static_cast<size_t>(a.col[k])]++;
-                t_col[d] = static_cast<int32_t>(i);
-                t_src[d] = k;
-            }
-    }
+    const CsrHost t = transpose(a);  // row j lists the rows i of A(i,j), ascending, with values
     // Row i of the result: row i of A merged with row i of A' (A's entry where both have one).
     CsrHost u;
     u.nrows = u.ncols = n;
@@ -139,23 +125,23 @@ CsrHost undirected(const CsrHost &a) {
     for (int pass = 0; pass < 2; ++pass) {
         int64_t d = 0;
         for (int64_t i = 0; i < n; ++i) {
-            int64_t p = a.row_ptr[i], pe = a.row_ptr[i + 1], q = t_ptr[i], qe = t_ptr[i + 1];
+            int64_t p = a.row_ptr[i], pe = a.row_ptr[i + 1], q = t.row_ptr[i], qe = t.row_ptr[i + 1];
             while (p < pe || q < qe) {
-                int64_t src;
+                const uint8_t *src;
                 int32_t j;
-                if (q == qe || (p < pe && a.col[p] <= t_col[q])) {
+                if (q == qe || (p < pe && a.col[p] <= t.col[q])) {
                     j = a.col[p];
-                    src = p;
-                    if (q < qe && t_col[q] == j) ++q;
+                    src = ts ? &a.values[p * ts] : nullptr;
+                    if (q < qe && t.col[q] == j) ++q;
                     ++p;
                 } else {
-                    j = t_col[q];
-                    src = t_src[q];
+                    j = t.col[q];
+                    src = ts ? &t.values[q * ts] : nullptr;
                     ++q;
                 }
                 if (pass == 1) {
                     u.col[d] = j;
-                    if (ts) std::memcpy(&u.values[d * ts], &a.values[src * ts], ts);
+                    if (ts) std::memcpy(&u.values[d * ts], src, ts);
                 }
                 ++d;
             }

@@ -14,7 +14,8 @@ namespace psv::io {
 // More than 2^31-1 distinct ids is PSV_ERROR_INVALID_VALUE.
 std::vector<int64_t> relabel(psv::Coo &c);
 
-// The tuples of a CSR matrix, row by row (for relabelling a loaded .psv file).
+// The tuples of a CSR matrix, row by row, without values (for relabelling a loaded .psv file:
+// tuple k carries a's value k).
 psv::Coo coo_of(const psv::CsrHost &a, int32_t index_base);
 
 // A with the mirror A(j,i) of every entry A(i,j) added where A has none (it takes A(i,j)'s

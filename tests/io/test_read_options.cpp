@@ -307,6 +307,18 @@ void test_psv_files() {
     psv_matrix_free(&U);
     psv_matrix_free(&W);
     psv_matrix_free(&R);
+    // a weighted .psv file relabelled keeps its values (ids already in order of first appearance:
+    // the same matrix comes back)
+    const int64_t r[] = {0, 1, 2, 2}, c[] = {1, 2, 0, 1};
+    const double v[] = {2.5, -1.25, 4.0, 0.5};
+    psv_matrix *V = nullptr;
+    CHECK_STATUS(psv_matrix_build(ctx, PSV_FP64, 3, 3, 4, r, c, v, PSV_NOOP, &V), PSV_SUCCESS);
+    const std::string pv = tmp_dir() + "/w.psv";
+    CHECK_STATUS(psv_matrix_write(V, pv.c_str()), PSV_SUCCESS);
+    psv_matrix *RV = read(pv, PSV_READ_RELABEL);
+    if (V && RV) CHECK(tuples(RV) == tuples(V) && tuples(RV).values.size() == 4);
+    psv_matrix_free(&V);
+    psv_matrix_free(&RV);
 }
 
 void test_errors() {
