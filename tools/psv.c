@@ -104,8 +104,13 @@ static int takes_option(const char *cmd, const char *opt) {
     return strstr(options_of(cmd), key) != NULL;
 }
 
-static const char *const all_options =
-    " backend damping c query tol max-iter top output tile-width max-tiles workload-size undirected relabel ";
+/* Whether some command takes the option: known, even where this command does not take it. */
+static int known_option(const char *opt) {
+    static const char *const commands[] = {"pagerank", "hits", "rwr", "info", "convert"};
+    for (size_t c = 0; c < sizeof commands / sizeof commands[0]; ++c)
+        if (takes_option(commands[c], opt)) return 1;
+    return 0;
+}
 
 /* A whole number in [lo, hi] (a usage error naming the option otherwise). */
 static int parse_int_option(const char *opt, const char *val, double lo, double hi, int64_t *out) {
@@ -147,13 +152,7 @@ static int parse_options(const char *cmd, int argc, char **argv, int first, opti
             o->file = a;
             continue;
         }
-        char key[64];
-        int known = a[1] == '-' && strlen(a) + 1 < sizeof key;
-        if (known) {
-            snprintf(key, sizeof key, " %s ", a + 2);
-            known = strstr(all_options, key) != NULL;
-        }
-        if (!known) {
+        if (a[1] != '-' || !known_option(a + 2)) {
             fprintf(stderr, "psv: unknown option %s\n", a);
             return 2;
         }
@@ -487,9 +486,8 @@ static int cmd_hits(const options *o) {
     return r;
 }
 
-/* The --query list "v[,v...]" (ids as in the file, each >= base) as ids less base; returns the
- * count, 0 on error. */
-static int32_t parse_queries(const char *list, int64_t base, int64_t **out) {
+/* The --query list "v[,v...]" (ids as in the file, each >= 0); returns the count, 0 on error. */
+static int32_t parse_queries(const char *list, int64_t **out) {
     int32_t k = 1;
     for (const char *p = list; *p; ++p) k += *p == ',';
     int64_t *q = malloc((size_t)k * sizeof(int64_t));
@@ -498,12 +496,12 @@ static int32_t parse_queries(const char *list, int64_t base, int64_t **out) {
     for (int32_t j = 0; j < k; ++j) {
         char *end;
         long long v = strtoll(p, &end, 10);
-        if (end == p || (*end && *end != ',') || v < base) {
-            fprintf(stderr, "psv: --query takes vertex ids v[,v...] (>= %lld), not '%s'\n", (long long)base, list);
+        if (end == p || (*end && *end != ',') || v < 0) {
+            fprintf(stderr, "psv: --query takes vertex ids v[,v...] (>= 0), not '%s'\n", list);
             free(q);
             return 0;
         }
-        q[j] = v - base;
+        q[j] = v;
         p = *end ? end + 1 : end;
     }
     *out = q;
@@ -519,18 +517,20 @@ static int cmd_rwr(const options *o) {
         return 2;
     }
     int64_t *q = NULL;
-    int32_t k = parse_queries(o->query, 0, &q); /* the syntax, before reading */
+    int32_t k = parse_queries(o->query, &q); /* the syntax, before reading */
     if (k == 0) return 2;
-    free(q);
-    q = NULL;
     psv_context *ctx;
     psv_matrix *A;
     int r = open_graph(o, &ctx, &A);
-    if (r) return r;
+    if (r) {
+        free(q);
+        return r;
+    }
     /* The id base as the single read of the file found it (stdin and pipes included); with
      * --relabel, the queries are the file's ids, found among the labels. */
     id_map ids;
     if (get_id_map(ctx, A, &ids)) {
+        free(q);
         psv_matrix_free(&A);
         psv_context_free(&ctx);
         return 1;
@@ -540,12 +540,13 @@ static int cmd_rwr(const options *o) {
     int32_t iters = 0;
     int64_t n = 0;
     psv_matrix_nrows(A, &n);
-    k = parse_queries(o->query, base, &q);
-    if (k == 0) {
-        r = 2;
-        goto done;
-    }
     for (int32_t j = 0; j < k; ++j) {
+        if (q[j] < base) {
+            fprintf(stderr, "psv: --query takes vertex ids v[,v...] (>= %lld), not '%s'\n", (long long)base, o->query);
+            r = 2;
+            goto done;
+        }
+        q[j] -= base;
         int64_t i = ids.labels ? 0 : q[j];
         if (ids.labels)
             while (i < n && ids.labels[i] != q[j]) ++i;
