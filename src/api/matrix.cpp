@@ -5,6 +5,7 @@
 
 #include "api/shim.hpp"
 #include "core/csr_build.hpp"
+#include "io/bvgraph.hpp"
 #include "io/psv_format.hpp"
 #include "io/read.hpp"
 #include "io/read_options.hpp"
@@ -44,9 +45,18 @@ static CsrHost read_csr(const char *path, int32_t flags, bool progress, int32_t 
                         std::vector<int64_t> &labels) {
     const bool relabel = flags & PSV_READ_RELABEL;
     Coo coo;
-    CsrHost file;  // a .psv file's CSR: relabelled, its tuples keep their values in its own type
-    if (io::is_psv_file(path)) {  // psv's binary format (regular files only, not "-")
-        file = io::read_psv(path, base);
+    // A file read straight into CSR (psv's binary format; a BVGraph, base 0): relabelled, its
+    // tuples keep their values in its own type.
+    CsrHost file;
+    std::string bv_base;
+    const bool psv_file = io::is_psv_file(path);  // regular files only, not "-"
+    if (psv_file || io::bvgraph_file(path, bv_base)) {
+        if (psv_file) {
+            file = io::read_psv(path, base);
+        } else {
+            file = io::decode_bvgraph(path, bv_base);
+            base = 0;
+        }
         if (!relabel) return (flags & PSV_READ_UNDIRECTED) ? io::undirected(file) : file;
         coo = io::coo_of(file, base);
     } else {

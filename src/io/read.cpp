@@ -5,6 +5,7 @@
 #include "io/read.hpp"
 
 #include <sys/stat.h>
+#include <zlib.h>
 
 #include "io/bvgraph.hpp"
 #include "io/formats.hpp"
@@ -76,20 +77,43 @@ bool is_text_line(const char *b, const char *e) {
     return true;
 }
 
+void skip_bom(const char *&b, const char *e) {
+    if (e - b >= 3 && static_cast<unsigned char>(b[0]) == 0xEF && static_cast<unsigned char>(b[1]) == 0xBB &&
+        static_cast<unsigned char>(b[2]) == 0xBF)
+        b += 3;  // a UTF-8 byte order mark
+}
+
 }  // namespace
 
+bool bvgraph_file(const std::string &path, std::string &base) {
+    if (!graph_name(path)) return false;
+    // The first line of the (inflated) file, from a small prefix: a BVGraph's .graph.gz is not
+    // inflated whole just to look at it.
+    gzFile f = gzopen(path.c_str(), "rb");
+    if (!f) return false;  // read_file reports the file that cannot be opened
+    char prefix[4096];
+    const int got = gzread(f, prefix, sizeof prefix);
+    gzclose(f);
+    if (got < 0) return false;
+    const char *b = prefix, *e = prefix + got;
+    const char *nl = static_cast<const char *>(std::memchr(b, '\n', static_cast<size_t>(got)));
+    if (nl) e = nl;
+    if (e > b && e[-1] == '\r') --e;
+    const bool have_line = got > 0;
+    skip_bom(b, e);
+    if (have_line && is_text_line(b, e)) return false;
+    // a binary (or empty) .graph; its .properties missing is an error naming it (decode_bvgraph)
+    base = path.substr(0, path.size() - (ends_with(path, ".gz") ? 9 : 6));
+    return have_line || file_exists(base + ".properties");
+}
+
 Coo read_file(const std::string &path, bool progress, bool relabel) {
+    std::string bv_base;
+    if (bvgraph_file(path, bv_base)) return read_bvgraph(path, bv_base);
     detail::Input in(path, progress);
     const char *b = nullptr, *e = nullptr;
     const bool have_line = in.next(b, e);
-    if (have_line && e - b >= 3 && static_cast<unsigned char>(b[0]) == 0xEF &&
-        static_cast<unsigned char>(b[1]) == 0xBB && static_cast<unsigned char>(b[2]) == 0xBF)
-        b += 3;  // a UTF-8 byte order mark
-    // BVGraph: a binary (or empty) .graph; its .properties missing is an error naming it.
-    if (graph_name(path) && (!have_line || !is_text_line(b, e))) {
-        const std::string base = path.substr(0, path.size() - (ends_with(path, ".gz") ? 9 : 6));
-        if (have_line || file_exists(base + ".properties")) return read_bvgraph(path, base);
-    }
+    if (have_line) skip_bom(b, e);
     if (!have_line) {
         fail(PSV_ERROR_PARSE, format("line 1: empty file (no edges) (%s)", path.c_str()));
     }

@@ -25,4 +25,9 @@ namespace psv::io {
 // line "-1" as an end marker). Anything else is an error naming the formats psv reads.
 psv::Coo read_file(const std::string &path, bool progress, bool relabel = false);
 
+// Whether path names a LAW WebGraph BVGraph (a *.graph or *.graph.gz whose first line is binary,
+// or an empty one with X.properties beside it); base is then X, the path without ".graph[.gz]".
+// Only a prefix of the file is read. decode_bvgraph (bvgraph.hpp) reads it straight into CSR.
+bool bvgraph_file(const std::string &path, std::string &base);
+
 }  // namespace psv::io
