@@ -45,9 +45,8 @@ template <class T> struct OutArray {
     __device__ void put(int j, T r) const { p[j] = r; }
 };
 
-// out.put(0, Op over f(i)), i in [0, n). f(i) may also write (a fused map). partials holds
-// gridDim.x values, counter one zeroed unsigned (reset by the last block). `lanes` independent
-// reductions may run at once (blockIdx.y selects one; f receives it).
+// out.put(0, Op over f(i, 0)), i in [0, n). f may also write (a fused map). partials holds
+// gridDim.x values, counter one zeroed unsigned (reset by the last block).
 template <class T, class Op, class F, class Out>
 __global__ void __launch_bounds__(kReduceThreads)
     mapreduce_kernel(int64_t n, F f, Op op, T id, T *partials, unsigned *counter, Out out) {
@@ -55,15 +54,14 @@ __global__ void __launch_bounds__(kReduceThreads)
     const int64_t per_block = (n + gridDim.x - 1) / gridDim.x;
     const int64_t begin = (int64_t)blockIdx.x * per_block;
     const int64_t end = begin + per_block < n ? begin + per_block : n;
-    const int j = blockIdx.y;
     T acc = id;
-    for (int64_t i = begin + threadIdx.x; i < end; i += kReduceThreads) acc = op.apply(acc, f(i, j));
+    for (int64_t i = begin + threadIdx.x; i < end; i += kReduceThreads) acc = op.apply(acc, f(i, 0));
     acc = block_reduce(op, acc, id);
     __shared__ bool last;
     if (threadIdx.x == 0) {
-        partials[(size_t)j * gridDim.x + blockIdx.x] = acc;
+        partials[blockIdx.x] = acc;
         __threadfence();
-        const unsigned done = atomicAdd(&counter[j], 1u);
+        const unsigned done = atomicAdd(counter, 1u);
         last = done == gridDim.x - 1;
     }
     __syncthreads();
@@ -71,11 +69,11 @@ __global__ void __launch_bounds__(kReduceThreads)
     __threadfence();
     T r = id;
     for (unsigned b = threadIdx.x; b < gridDim.x; b += kReduceThreads)
-        r = op.apply(r, ((volatile T *)partials)[(size_t)j * gridDim.x + b]);
+        r = op.apply(r, ((volatile T *)partials)[b]);
     r = block_reduce(op, r, id);
     if (threadIdx.x == 0) {
-        out.put(j, r);
-        counter[j] = 0;
+        out.put(0, r);
+        *counter = 0;
     }
 }
 
@@ -88,20 +86,10 @@ void launch_mapreduce_out(CudaBackend &be, int64_t n, F f, T id, Out out, Op op 
     PSV_CUDA_LAUNCH_CHECK();
 }
 
+// One reduction into out_device[0] (device memory), on the context's scratch.
 template <class T, class Op, class F>
-void launch_mapreduce(CudaBackend &be, int64_t n, F f, T id, T *out_device, int lanes = 1, Op op = Op{}) {
-    static_assert(sizeof(T) <= 8, "partials are 8-byte slots");
-    dim3 grid((unsigned)reduce_blocks(n), (unsigned)lanes);
-    if (lanes == 1) {
-        launch_mapreduce_out<T, Op>(be, n, f, id, OutArray<T>{out_device}, op);
-        return;
-    }
-    // several lanes (RWR's k queries): scratch for this call; the pool reuses it in stream order
-    Buffer partials(&be, (size_t)grid.x * lanes * 8), counters(&be, (size_t)lanes * sizeof(unsigned));
-    be.set_bytes(counters.get(), 0, (size_t)lanes * sizeof(unsigned));
-    mapreduce_kernel<T, Op, F><<<grid, kReduceThreads, 0, be.stream()>>>(n, f, op, id, partials.as<T>(),
-                                                                       counters.as<unsigned>(), OutArray<T>{out_device});
-    PSV_CUDA_LAUNCH_CHECK();
+void launch_mapreduce(CudaBackend &be, int64_t n, F f, T id, T *out_device, Op op = Op{}) {
+    launch_mapreduce_out<T, Op>(be, n, f, id, OutArray<T>{out_device}, op);
 }
 
 struct PlusD {

@@ -91,7 +91,7 @@ void CudaBackend::reduce(psv_op monoid, psv_type type, int64_t n, const void *x,
             return;
         }
         Buffer out(this, sizeof(T));
-        launch_mapreduce<T, RtMonoid<T>>(*this, n, MaskedValue<T>{static_cast<const T *>(x), xp, id}, id, out.as<T>(), 1,
+        launch_mapreduce<T, RtMonoid<T>>(*this, n, MaskedValue<T>{static_cast<const T *>(x), xp, id}, id, out.as<T>(),
                                          RtMonoid<T>{op});
         download(result, out.get(), sizeof(T));
     });
