@@ -128,16 +128,7 @@ private:
         if (other_separator(b, e)) return false;
         Tok f[4];
         if (split(b, e, sep_, f) != nf_) return false;
-        int64_t u, v;
-        if (scan_int(f[0].b, f[0].e, u, false) != Num::ok || u > max_id_) return false;
-        if (scan_int(f[1].b, f[1].e, v, false) != Num::ok || v > max_id_) return false;
-        if (nf_ == 3) {
-            double w;
-            if (scan_double(f[2].b, f[2].e, w) != Num::ok) return false;
-            p.w.push_back(w);
-        }
-        p.add(u, v);
-        return true;
+        return p.take_fields(f, nf_, max_id_);
     }
 
     Input &in_;

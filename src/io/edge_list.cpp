@@ -110,15 +110,7 @@ private:
         int nt = tokenize(b, e, t, 3);
         if (nt == 0) return true;
         if (nt != mode_) return false;
-        if (scan_int(t[0].b, t[0].e, u, false) != Num::ok || u > max_id_) return false;
-        if (scan_int(t[1].b, t[1].e, v, false) != Num::ok || v > max_id_) return false;
-        if (mode_ == 3) {
-            double w;
-            if (scan_double(t[2].b, t[2].e, w) != Num::ok) return false;
-            p.w.push_back(w);
-        }
-        p.add(u, v);
-        return true;
+        return p.take_fields(t, mode_, max_id_);
     }
 
     void add(int64_t u, int64_t v) {

@@ -82,6 +82,21 @@ struct EdgePart {
         cols.push_back(v);
         maxid = std::max(maxid, std::max(u, v));
     }
+    // The fast path's edge from a line's fields (u v, or u v w where nf is 3): false where an id
+    // is not a whole number in 0 .. max_id or the weight not a number (the sequential reader
+    // then reports the line).
+    bool take_fields(const Tok *f, int nf, int64_t max_id) {
+        int64_t u, v;
+        if (scan_int(f[0].b, f[0].e, u, false) != Num::ok || u > max_id) return false;
+        if (scan_int(f[1].b, f[1].e, v, false) != Num::ok || v > max_id) return false;
+        if (nf == 3) {
+            double x;
+            if (scan_double(f[2].b, f[2].e, x) != Num::ok) return false;
+            w.push_back(x);
+        }
+        add(u, v);
+        return true;
+    }
 };
 
 // Share k's part for `bytes` of lines: share 0 takes the edges read so far (appended to in
