@@ -397,6 +397,28 @@ void matrix_calls(const Graph &g, int32_t P) {
     psv_context_free(&c);
 }
 
+// psv_matrix_read (with flags) on parts: the file's matrix, its PageRank as on one part.
+void read_file() {
+    const char *dir = getenv("PSV_TEST_DATA");
+    REQUIRE(dir);
+    const std::string path = std::string(dir) + "/karate.mtx";
+    std::vector<std::vector<float>> ranks;
+    for (int32_t P : {1, 3}) {
+        psv_context *c = context(P);
+        psv_matrix *A = nullptr;
+        CHECK(psv_matrix_read_with_flags(c, path.c_str(), PSV_READ_UNDIRECTED, &A) == PSV_SUCCESS);
+        int64_t nv = 0;
+        CHECK(psv_matrix_nvals(A, &nv) == PSV_SUCCESS && nv == 156);
+        psv_vector *r = nullptr;
+        CHECK(psv_pagerank(&r, nullptr, A, 0.85, 1e-9, 200) == PSV_SUCCESS);
+        ranks.push_back(values(r));
+        psv_vector_free(&r);
+        psv_matrix_free(&A);
+        psv_context_free(&c);
+    }
+    CHECK(ranks[0].size() == 34 && rel_l1(ranks[1], ranks[0]) <= kTol);
+}
+
 void invalid_arguments() {
     psv_context *c = nullptr;
     CHECK(psv_context_create_multi(PSV_BACKEND_CPU, 0, nullptr, &c) == PSV_ERROR_INVALID_VALUE);
@@ -557,6 +579,7 @@ int main() {
         vector_calls(P);
         matrix_calls(g, P);
     }
+    read_file();
     invalid_arguments();
     failure_injection(small);
     bitonic_balance();
