@@ -121,7 +121,7 @@ inline const PartitionedStore *as_partitioned(const MatrixStore &M) {
 // t = M (+).(x) x over the parts: x's pieces in M.cols layout, t's in M.rows layout; per part
 // the local block's product, the exchange (all-gather of x into a full-length buffer), the
 // remote block's product, combined with the add. a.A, a.u*, a.t* are ignored (per part below);
-// t_present nullptr: x is full and absent entries of t hold the add identity.
+// t_present empty: x is full and absent entries of t hold the add identity.
 void product(const PartitionedStore &M, const SpmvArgs &a, const std::vector<const void *> &x,
              const std::vector<const uint8_t *> &x_present, const std::vector<void *> &t,
              const std::vector<uint8_t *> &t_present);

@@ -40,7 +40,7 @@ void product(const PartitionedStore &M, const SpmvArgs &a, const std::vector<con
              const std::vector<const uint8_t *> &x_present, const std::vector<void *> &t,
              const std::vector<uint8_t *> &t_present) {
     const size_t vs = type_size(a.type);
-    const bool with_presence = !t_present.empty() && t_present[0] != nullptr;
+    const bool with_presence = !t_present.empty();
     for (int32_t q = 0; q < (int32_t)M.blocks.size(); ++q) {
         const PartBlock &b = M.blocks[q];
         const int64_t m = M.rows->size(q);
