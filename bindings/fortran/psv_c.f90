@@ -68,6 +68,7 @@ module psv_c
   integer(c_int32_t), parameter :: PSV_KERNEL_TILE_COO = 2
   integer(c_int32_t), parameter :: PSV_KERNEL_CSR = 3
   integer(c_int32_t), parameter :: PSV_KERNEL_STREAM = 4
+  integer(c_int32_t), parameter :: PSV_MAX_PARTS = 1024
   integer(c_int32_t), parameter :: PSV_READ_UNDIRECTED = 1
   integer(c_int32_t), parameter :: PSV_READ_RELABEL = 2
 
@@ -175,6 +176,25 @@ module psv_c
       integer(c_int32_t), value :: backend  ! psv_backend
       integer(c_int32_t) :: psv_backend_available  ! returns int32_t
     end function psv_backend_available
+
+    function psv_context_create_multi(backend, nparts, devices, ctx) bind(C, &
+        name="psv_context_create_multi")
+      import
+      implicit none
+      integer(c_int32_t), value :: backend  ! psv_backend
+      integer(c_int32_t), value :: nparts  ! int32_t
+      integer(c_int32_t), intent(in), optional :: devices(*)  ! const int32_t *
+      type(c_ptr), intent(out) :: ctx  ! psv_context **
+      integer(c_int32_t) :: psv_context_create_multi  ! returns psv_status
+    end function psv_context_create_multi
+
+    function psv_context_nparts(ctx, nparts) bind(C, name="psv_context_nparts")
+      import
+      implicit none
+      type(c_ptr), value :: ctx  ! const psv_context *
+      integer(c_int32_t), intent(out), optional :: nparts  ! int32_t *
+      integer(c_int32_t) :: psv_context_nparts  ! returns psv_status
+    end function psv_context_nparts
 
     function psv_semiring_create(ctx, add, multiply, type_, s) bind(C, name="psv_semiring_create")
       import

@@ -75,6 +75,7 @@ const PSV_KERNEL_TILE_COMPOSITE = Int32(1)
 const PSV_KERNEL_TILE_COO = Int32(2)
 const PSV_KERNEL_CSR = Int32(3)
 const PSV_KERNEL_STREAM = Int32(4)
+const PSV_MAX_PARTS = Int32(1024)
 const PSV_READ_UNDIRECTED = Int32(1)
 const PSV_READ_RELABEL = Int32(2)
 
@@ -147,6 +148,12 @@ psv_context_set_option(ctx, option, value) =
 
 psv_backend_available(backend) =
     ccall((:psv_backend_available, libpsv), Int32, (psv_backend,), backend)
+
+psv_context_create_multi(backend, nparts, devices, ctx) =
+    ccall((:psv_context_create_multi, libpsv), psv_status, (psv_backend, Int32, Ptr{Int32}, Ptr{Ptr{psv_context}}), backend, nparts, devices, ctx)
+
+psv_context_nparts(ctx, nparts) =
+    ccall((:psv_context_nparts, libpsv), psv_status, (Ptr{psv_context}, Ptr{Int32}), ctx, nparts)
 
 psv_semiring_create(ctx, add, multiply, type_, s) =
     ccall((:psv_semiring_create, libpsv), psv_status, (Ptr{psv_context}, psv_op, psv_op, psv_type, Ptr{Ptr{psv_semiring}}), ctx, add, multiply, type_, s)
@@ -280,6 +287,8 @@ export psv_context_last_error
 export psv_context_backend
 export psv_context_set_option
 export psv_backend_available
+export psv_context_create_multi
+export psv_context_nparts
 export psv_semiring_create
 export psv_semiring_free
 export psv_matrix_build
@@ -381,6 +390,7 @@ export PSV_KERNEL_TILE_COMPOSITE
 export PSV_KERNEL_TILE_COO
 export PSV_KERNEL_CSR
 export PSV_KERNEL_STREAM
+export PSV_MAX_PARTS
 export PSV_READ_UNDIRECTED
 export PSV_READ_RELABEL
 export psv_status

@@ -212,6 +212,43 @@ PSV_API psv_status psv_context_set_option(psv_context *ctx, psv_option option, i
 PSV_API int32_t psv_backend_available(psv_backend backend);
 
 /* ---------------------------------------------------------------------------------------------
+ * Multi-part contexts: one process, its matrices and vectors partitioned over several parts
+ * ------------------------------------------------------------------------------------------- */
+
+/** The most parts a multi-part context may have. */
+#define PSV_MAX_PARTS 1024
+
+/**
+ * Create a context of nparts parts. Every call of this header works on it unchanged: a matrix
+ * is split by rows over the parts (the bitonic partition: rows sorted by length dealt to the
+ * parts in turn, the direction reversing every round, so every part holds an equal share of the
+ * rows and a near-equal share of the entries), vectors are split too (psv_vector_get and the
+ * other reads gather them), products exchange the parts of their input vector, and reductions
+ * combine the parts' results in part order (bit-identical run to run). Results equal those of
+ * a one-part context up to the rounding of sums split over the parts.
+ * CPU backend: the parts live in this process's memory and exchange by memory copies (devices
+ * is ignored and may be NULL). CUDA backend: part p runs on device devices[p] (several parts
+ * may name one device; devices NULL: every part on device 0) and exchanges by copies through
+ * the backend (not yet through NCCL). nparts == 1 gives the context psv_context_create gives.
+ * @param[in]  backend  PSV_BACKEND_AUTO, PSV_BACKEND_CPU or PSV_BACKEND_CUDA
+ * @param[in]  nparts   1 .. PSV_MAX_PARTS
+ * @param[in]  devices  nparts CUDA device ordinals (>= 0), or NULL
+ * @param[out] ctx      the new context; untouched on failure
+ * @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER (ctx NULL);
+ *         PSV_ERROR_INVALID_VALUE (unknown backend, nparts out of range, a negative device);
+ *         PSV_ERROR_BACKEND_UNAVAILABLE (CUDA requested but not built, or a device absent);
+ *         PSV_ERROR_OUT_OF_MEMORY; PSV_ERROR_DEVICE.
+ */
+PSV_API psv_status psv_context_create_multi(psv_backend backend, int32_t nparts, const int32_t *devices,
+                                            psv_context **ctx);
+
+/**
+ * The number of parts of a context (1 for psv_context_create's).
+ * @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT.
+ */
+PSV_API psv_status psv_context_nparts(const psv_context *ctx, int32_t *nparts);
+
+/* ---------------------------------------------------------------------------------------------
  * Semirings: add must be a monoid (PLUS, TIMES, MIN, MAX, LOR, LAND, LXOR); multiply any of
  * PLUS, TIMES, MIN, MAX, FIRST, SECOND, PAIR, LOR, LAND, LXOR, MINUS, DIV. Every combination is
  * supported for every type.

@@ -8,6 +8,7 @@
 
 #include "algo/algorithms.hpp"
 #include "api/shim.hpp"
+#include "dist/dist.hpp"
 #include "core/objects.hpp"
 #include "core/ops.hpp"
 #include "psv/psv.h"
@@ -73,6 +74,14 @@ psv_status psv_pagerank(psv_vector **rank, int32_t *iterations, const psv_matrix
         check_damping(damping);
         check_iteration(tolerance, max_iterations);
         const MatrixStore &AT = effective_store(A, true);
+        if (const dist::PartitionedStore *PA = dist::as_partitioned(*A->store)) {
+            dist::Result r;
+            int32_t iters = 0;
+            const bool converged = dist::pagerank(*PA, *dist::as_partitioned(AT), damping, tolerance, max_iterations,
+                                                  nullptr, r, iters);
+            *rank = adopt_pieces(A->ctx, PSV_FP32, A->store->nrows, r.layout, std::move(r.pieces));
+            return delivered(ctx, "psv_pagerank", converged, iters, iterations);
+        }
         Buffer r;
         int32_t iters = 0;
         const bool converged = pagerank(*ctx->backend, *ctx->steps, *A->store, AT, damping, tolerance, max_iterations, r, iters);
@@ -91,6 +100,24 @@ psv_status psv_hits(psv_vector **hubs, psv_vector **authorities, int32_t *iterat
         std::lock_guard<std::recursive_mutex> g(ctx->mutex);
         check_square(A, "HITS");
         check_iteration(tolerance, max_iterations);
+        if (const dist::PartitionedStore *PA = dist::as_partitioned(*A->store)) {  // the separate form
+            dist::Result h, a;
+            int32_t iters = 0;
+            const bool converged = dist::hits(*PA, *dist::as_partitioned(effective_store(A, true)), tolerance,
+                                              max_iterations, h, a, iters);
+            const int64_t n = A->store->nrows;
+            psv_vector *hv = adopt_pieces(A->ctx, PSV_FP32, n, h.layout, std::move(h.pieces));
+            psv_vector *av;
+            try {
+                av = adopt_pieces(A->ctx, PSV_FP32, n, a.layout, std::move(a.pieces));
+            } catch (...) {
+                psv_vector_free(&hv);
+                throw;
+            }
+            *hubs = hv;
+            *authorities = av;
+            return delivered(ctx, "psv_hits", converged, iters, iterations);
+        }
         Backend &be = *ctx->backend;
         Buffer h, a;
         int32_t iters = 0;
@@ -137,12 +164,20 @@ psv_status psv_pagerank_personalized(psv_vector **rank, int32_t *iterations, con
         Backend &be = *ctx->backend;
         // The teleport vector on the host: absent entries are 0; checked, normalized to sum 1.
         std::vector<float> p((size_t)n);
-        if (n) be.download(p.data(), teleport->values.get(), (size_t)n * sizeof(float));
-        if (!teleport->full && n) {
-            std::vector<uint8_t> pres((size_t)n);
-            be.download(pres.data(), teleport->present.get(), (size_t)n);
-            for (int64_t i = 0; i < n; ++i)
+        if (teleport->layout) {
+            std::vector<uint8_t> vals, pres;
+            dist::gather_host(ctx->parts, *teleport, vals, pres);
+            if (n) std::memcpy(p.data(), vals.data(), (size_t)n * sizeof(float));
+            for (size_t i = 0; i < pres.size(); ++i)
                 if (!pres[i]) p[i] = 0.0f;
+        } else {
+            if (n) be.download(p.data(), teleport->values.get(), (size_t)n * sizeof(float));
+            if (!teleport->full && n) {
+                std::vector<uint8_t> pres((size_t)n);
+                be.download(pres.data(), teleport->present.get(), (size_t)n);
+                for (int64_t i = 0; i < n; ++i)
+                    if (!pres[i]) p[i] = 0.0f;
+            }
         }
         double total = 0;
         for (int64_t i = 0; i < n; ++i) {
@@ -152,6 +187,14 @@ psv_status psv_pagerank_personalized(psv_vector **rank, int32_t *iterations, con
         }
         if (n && !(total > 0)) fail(PSV_ERROR_INVALID_VALUE, "teleport is all zero");
         for (int64_t i = 0; i < n; ++i) p[i] = (float)((double)p[i] / total);
+        if (const dist::PartitionedStore *PA = dist::as_partitioned(*A->store)) {
+            dist::Result r;
+            int32_t iters = 0;
+            const bool converged = dist::pagerank(*PA, *dist::as_partitioned(effective_store(A, true)), damping,
+                                                  tolerance, max_iterations, p.data(), r, iters);
+            *rank = adopt_pieces(A->ctx, PSV_FP32, n, r.layout, std::move(r.pieces));
+            return delivered(ctx, "psv_pagerank_personalized", converged, iters, iterations);
+        }
         Buffer personal(&be, (size_t)n * sizeof(float));
         if (n) be.upload(personal.get(), p.data(), (size_t)n * sizeof(float));
         const MatrixStore &AT = effective_store(A, true);
@@ -175,6 +218,27 @@ psv_status psv_rwr(psv_vector **relevance, int32_t *iterations, const psv_matrix
         check_query(query, A->store->nrows, "query");
         check_restart(restart_c);
         check_iteration(tolerance, max_iterations);
+        if (const dist::PartitionedStore *PA = dist::as_partitioned(*A->store)) {
+            const std::unique_ptr<MatrixStore> S = PA->symmetric_pattern();
+            const int64_t n = A->store->nrows;
+            std::vector<float> rel;
+            int32_t iters = 0;
+            const bool converged = dist::rwr(*dist::as_partitioned(*S), &query, 1, restart_c, tolerance, max_iterations,
+                                             rel, &iters);
+            if (!converged) iters = max_iterations;
+            // the relevance in the default layout, scattered from the host
+            psv_vector *v = new_vector(A->ctx, PSV_FP32, n);
+            try {
+                dist::scatter_host(ctx->parts, *v->layout, PSV_FP32, reinterpret_cast<const uint8_t *>(rel.data()), nullptr,
+                                   v->piece_values, v->piece_present);
+            } catch (...) {
+                psv_vector_free(&v);
+                throw;
+            }
+            v->full = true;
+            *relevance = v;
+            return delivered(ctx, "psv_rwr", converged, iters, iterations);
+        }
         Backend &be = *ctx->backend;
         RwrGraph graph = rwr_graph(be, *A->store);
         Buffer r;
@@ -200,12 +264,18 @@ psv_status psv_rwr_batch(float *relevance_host, int32_t *iterations, const psv_m
         for (int32_t j = 0; j < k; ++j) check_query(queries[j], n, format("queries[%d]", (int)j).c_str());
         check_restart(restart_c);
         check_iteration(tolerance, max_iterations);
-        Backend &be = *ctx->backend;
-        RwrGraph graph = rwr_graph(be, *A->store);
         // Into a private block first: the caller's outputs stay untouched on failure.
         std::vector<float> out((size_t)n * k);
         std::vector<int32_t> its((size_t)k);
-        const bool converged = rwr(be, *ctx->steps, graph, queries, k, restart_c, tolerance, max_iterations, out.data(), its.data());
+        bool converged;
+        if (const dist::PartitionedStore *PA = dist::as_partitioned(*A->store)) {
+            const std::unique_ptr<MatrixStore> S = PA->symmetric_pattern();
+            converged = dist::rwr(*dist::as_partitioned(*S), queries, k, restart_c, tolerance, max_iterations, out, its.data());
+        } else {
+            Backend &be = *ctx->backend;
+            RwrGraph graph = rwr_graph(be, *A->store);
+            converged = rwr(be, *ctx->steps, graph, queries, k, restart_c, tolerance, max_iterations, out.data(), its.data());
+        }
         if (!out.empty()) std::memcpy(relevance_host, out.data(), out.size() * sizeof(float));
         if (iterations) {
             int32_t most = 0;

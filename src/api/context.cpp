@@ -60,6 +60,55 @@ psv_status psv_context_create(psv_backend backend, int32_t device, psv_context *
     });
 }
 
+psv_status psv_context_create_multi(psv_backend backend, int32_t nparts, const int32_t *devices,
+                                    psv_context **out) {
+    ContextCore *ctx = nullptr;
+    create_error.clear();
+    return guard("psv_context_create_multi", ctx, [&] {
+      try {
+        need(out, "ctx");
+        if (backend < PSV_BACKEND_AUTO || backend > PSV_BACKEND_CUDA)
+            fail(PSV_ERROR_INVALID_VALUE, format("%d is not a psv_backend", (int)backend));
+        if (nparts < 1 || nparts > PSV_MAX_PARTS)
+            fail(PSV_ERROR_INVALID_VALUE, format("nparts = %d outside 1 .. %d", (int)nparts, (int)PSV_MAX_PARTS));
+        const bool cpu = backend == PSV_BACKEND_CPU || (backend == PSV_BACKEND_AUTO && !cuda_backend_available());
+        if (devices)
+            for (int32_t p = 0; p < nparts; ++p)
+                if (devices[p] < 0) fail(PSV_ERROR_INVALID_VALUE, format("devices[%d] = %d is negative", (int)p, (int)devices[p]));
+        auto core = std::make_shared<ContextCore>();
+        auto make = [&](int32_t p) { return cpu ? create_cpu_backend() : create_cuda_backend(devices ? devices[p] : 0); };
+        core->backend = make(0);
+        core->steps = create_algo_steps(*core->backend);
+        if (nparts > 1) {
+            core->parts.push_back(Part{core->backend.get(), core->steps.get()});
+            for (int32_t p = 1; p < nparts; ++p) {
+                core->more_backends.push_back(make(p));
+                core->more_steps.push_back(create_algo_steps(*core->more_backends.back()));
+                core->parts.push_back(Part{core->more_backends.back().get(), core->more_steps.back().get()});
+            }
+        }
+        auto c = std::make_unique<psv_context_s>();
+        c->core = std::move(core);
+        registry_add(c.get(), Kind::Context);
+        *out = c.release();
+        return PSV_SUCCESS;
+      } catch (const Error &e) {
+        create_error = e.what();
+        throw;
+      }
+    });
+}
+
+psv_status psv_context_nparts(const psv_context *c, int32_t *nparts) {
+    ContextCore *ctx = nullptr;
+    return guard("psv_context_nparts", ctx, [&] {
+        ctx = check_context(c, "ctx");
+        need(nparts, "nparts");
+        *nparts = ctx->multi() ? (int32_t)ctx->parts.size() : 1;
+        return PSV_SUCCESS;
+    });
+}
+
 void psv_context_free(psv_context **ctx) {
     if (!ctx || !*ctx) return;
     psv_context *c = *ctx;

@@ -2,6 +2,7 @@
 // GraphBLAS semantics; the product runs straight into w when no mask, accumulator or aliasing
 // asks for an assignment step.
 #include "api/shim.hpp"
+#include "dist/dist.hpp"
 
 using namespace psv;
 using namespace psv::api;
@@ -56,6 +57,18 @@ psv_status psv_mxv(psv_vector *w, const psv_vector *mask, psv_op accum, const ps
                  format("A%s is %lld x %lld, u has %lld entries, w %lld%s", tr ? "'" : "", (long long)out_n,
                         (long long)in_n, (long long)u->n, (long long)w->n, mask ? ", and the mask must match w" : ""));
         const MatrixStore &M = effective_store(A, tr);
+        if (const dist::PartitionedStore *PM = dist::as_partitioned(M)) {  // a multi-part context
+            dist::MxvArgs ma;
+            ma.add = canonical_op(s->add, T);
+            ma.mul = mul;
+            ma.accum = accum == PSV_NOOP ? PSV_NOOP : canonical_op(accum, T);
+            ma.type = T;
+            ma.complement = desc & PSV_DESC_MASK_COMPLEMENT;
+            ma.structure = desc & PSV_DESC_MASK_STRUCTURE;
+            ma.replace = desc & PSV_DESC_REPLACE;
+            dist::mxv(w, mask, ma, *PM, u);
+            return PSV_SUCCESS;
+        }
         Backend *be = ctx->backend.get();
         SpmvArgs sa;
         sa.A = &M;

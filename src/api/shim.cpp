@@ -2,6 +2,7 @@
 // creation of registered matrices and vectors.
 #include "api/shim.hpp"
 #include "core/kernels.h"
+#include "dist/dist.hpp"
 
 namespace psv {
 namespace api {
@@ -45,7 +46,8 @@ void set_option(FormatOptions &o, psv_option option, int64_t value) {
 psv_matrix *new_matrix(const std::shared_ptr<ContextCore> &core, CsrHost &&csr) {
     auto m = std::make_unique<psv_matrix_s>();
     m->ctx = core;
-    m->store = core->backend->build_matrix(std::move(csr), core->defaults);
+    if (core->multi()) m->store = dist::partition(core->parts, std::move(csr), core->defaults);
+    else m->store = core->backend->build_matrix(std::move(csr), core->defaults);
     registry_add(m.get(), Kind::Matrix);
     return m.release();
 }
@@ -55,11 +57,17 @@ psv_vector *new_vector(const std::shared_ptr<ContextCore> &core, psv_type type, 
     v->ctx = core;
     v->type = type;
     v->n = n;
+    v->full = n == 0;
+    if (core->multi()) {
+        v->layout = dist::block_layout(n, (int32_t)core->parts.size());
+        dist::allocate_pieces(core->parts, *v->layout, type, v->piece_values, v->piece_present);
+        registry_add(v.get(), Kind::Vector);
+        return v.release();
+    }
     Backend *be = core->backend.get();
     v->values = Buffer(be, (size_t)n * type_size(type));
     v->present = Buffer(be, (size_t)n);
     be->set_bytes(v->present.get(), 0, (size_t)n);
-    v->full = n == 0;
     registry_add(v.get(), Kind::Vector);
     return v.release();
 }
@@ -71,6 +79,21 @@ psv_vector *adopt_vector(const std::shared_ptr<ContextCore> &core, psv_type type
     v->n = n;
     v->present = Buffer(core->backend.get(), (size_t)n);  // used once entries are deleted
     v->values = std::move(values);
+    v->full = true;
+    registry_add(v.get(), Kind::Vector);
+    return v.release();
+}
+
+psv_vector *adopt_pieces(const std::shared_ptr<ContextCore> &core, psv_type type, int64_t n,
+                         std::shared_ptr<const dist::Layout> layout, std::vector<Buffer> &&values) {
+    auto v = std::make_unique<psv_vector_s>();
+    v->ctx = core;
+    v->type = type;
+    v->n = n;
+    std::vector<Buffer> unused;
+    dist::allocate_pieces(core->parts, *layout, PSV_BOOL, unused, v->piece_present);  // used once entries are deleted
+    v->layout = std::move(layout);
+    v->piece_values = std::move(values);
     v->full = true;
     registry_add(v.get(), Kind::Vector);
     return v.release();

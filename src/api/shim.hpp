@@ -114,6 +114,9 @@ psv_matrix *new_matrix(const std::shared_ptr<ContextCore> &core, CsrHost &&csr);
 psv_vector *new_vector(const std::shared_ptr<ContextCore> &core, psv_type type, int64_t n);
 // A new registered, full vector owning `values` (n entries of type).
 psv_vector *adopt_vector(const std::shared_ptr<ContextCore> &core, psv_type type, int64_t n, Buffer &&values);
+// Multi-part contexts: a new registered, full vector owning its pieces (values in layout).
+psv_vector *adopt_pieces(const std::shared_ptr<ContextCore> &core, psv_type type, int64_t n,
+                         std::shared_ptr<const dist::Layout> layout, std::vector<Buffer> &&values);
 
 }  // namespace api
 }  // namespace psv

@@ -16,6 +16,16 @@
 
 namespace psv {
 
+namespace dist {
+struct Layout;  // src/dist/dist.hpp: which part owns each index of a partitioned vector
+}
+
+// One part of a multi-part context (psv_context_create_multi): a backend and its steps.
+struct Part {
+    Backend *backend = nullptr;
+    AlgoSteps *steps = nullptr;
+};
+
 enum class Kind : uint32_t { Context = 1, Matrix, Vector, Semiring };
 
 // Magic numbers (GraphBLAS GB_MAGIC style): set at creation, overwritten on free.
@@ -30,6 +40,12 @@ constexpr uint64_t kMagicFreed = 0x7073762d66726565ull;     // "psv-free"
 struct ContextCore {
     std::unique_ptr<Backend> backend;
     std::unique_ptr<AlgoSteps> steps;  // the algorithms' steps on that backend
+    // A multi-part context (two parts or more): parts[0] is backend/steps above, the others own
+    // theirs in more_backends/more_steps. Empty for a one-part context.
+    std::vector<Part> parts;
+    std::vector<std::unique_ptr<Backend>> more_backends;
+    std::vector<std::unique_ptr<AlgoSteps>> more_steps;
+    bool multi() const { return !parts.empty(); }
     FormatOptions defaults;
     HitsForm hits_form = HitsForm::Auto;  // psv_hits's form (set_hits_form: tests, measurements)
     std::recursive_mutex mutex;  // serializes calls on this context
@@ -78,5 +94,9 @@ struct psv_vector_s {
     psv::Buffer values;   // n values in the backend's memory
     psv::Buffer present;  // n bytes; meaningful only when !full
     bool full = false;    // every entry present
+    // Multi-part contexts: the vector is partitioned by `layout` (values/present above stay
+    // empty); piece p lives in part p's memory, in the layout's order (src/dist).
+    std::shared_ptr<const psv::dist::Layout> layout;
+    std::vector<psv::Buffer> piece_values, piece_present;
     const uint8_t *present_or_null() const { return full ? nullptr : present.as<uint8_t>(); }
 };

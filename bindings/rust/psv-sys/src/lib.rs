@@ -73,6 +73,7 @@ pub const PSV_KERNEL_TILE_COMPOSITE: i32 = 1;
 pub const PSV_KERNEL_TILE_COO: i32 = 2;
 pub const PSV_KERNEL_CSR: i32 = 3;
 pub const PSV_KERNEL_STREAM: i32 = 4;
+pub const PSV_MAX_PARTS: i32 = 1024;
 pub const PSV_READ_UNDIRECTED: i32 = 1;
 pub const PSV_READ_RELABEL: i32 = 2;
 
@@ -168,6 +169,13 @@ unsafe extern "C" {
         value: i64,
     ) -> psv_status;
     pub fn psv_backend_available(backend: psv_backend) -> i32;
+    pub fn psv_context_create_multi(
+        backend: psv_backend,
+        nparts: i32,
+        devices: *const i32,
+        ctx: *mut *mut psv_context,
+    ) -> psv_status;
+    pub fn psv_context_nparts(ctx: *const psv_context, nparts: *mut i32) -> psv_status;
     pub fn psv_semiring_create(
         ctx: *mut psv_context,
         add: psv_op,
