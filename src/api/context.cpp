@@ -12,12 +12,12 @@ using namespace psv::api;
 namespace {
 // The message of the calling thread's last failed psv_context_create (which has no context to
 // keep it in), for psv_internal_context_create_error.
-thread_local std::string create_error;
+thread_local OrphanMessage create_error;
 }  // namespace
 
 extern "C" {
 
-const char *psv_internal_context_create_error(void) { return create_error.c_str(); }
+const char *psv_internal_context_create_error(void) { return create_error.text; }
 
 int32_t psv_backend_available(psv_backend backend) {
     switch (backend) {
@@ -34,38 +34,14 @@ int32_t psv_backend_available(psv_backend backend) {
 }
 
 psv_status psv_context_create(psv_backend backend, int32_t device, psv_context **out) {
-    ContextCore *ctx = nullptr;
-    create_error.clear();
-    return guard("psv_context_create", ctx, [&] {
-      try {
-        need(out, "ctx");
-        if (backend < PSV_BACKEND_AUTO || backend > PSV_BACKEND_CUDA)
-            fail(PSV_ERROR_INVALID_VALUE, format("%d is not a psv_backend", (int)backend));
-        if (device < 0) fail(PSV_ERROR_INVALID_VALUE, "device must be >= 0");
-        auto core = std::make_shared<ContextCore>();
-        if (backend == PSV_BACKEND_CPU || (backend == PSV_BACKEND_AUTO && !cuda_backend_available()))
-            core->backend = create_cpu_backend();
-        else
-            core->backend = create_cuda_backend(device);
-        core->steps = create_algo_steps(*core->backend);
-        auto c = std::make_unique<psv_context_s>();
-        c->core = std::move(core);
-        registry_add(c.get(), Kind::Context);
-        *out = c.release();
-        return PSV_SUCCESS;
-      } catch (const Error &e) {
-        create_error = e.what();
-        throw;
-      }
-    });
+    return psv_context_create_multi(backend, 1, &device, out);  // one part on `device`
 }
 
 psv_status psv_context_create_multi(psv_backend backend, int32_t nparts, const int32_t *devices,
                                     psv_context **out) {
     ContextCore *ctx = nullptr;
-    create_error.clear();
+    create_error.set("");
     return guard("psv_context_create_multi", ctx, [&] {
-      try {
         need(out, "ctx");
         if (backend < PSV_BACKEND_AUTO || backend > PSV_BACKEND_CUDA)
             fail(PSV_ERROR_INVALID_VALUE, format("%d is not a psv_backend", (int)backend));
@@ -74,7 +50,9 @@ psv_status psv_context_create_multi(psv_backend backend, int32_t nparts, const i
         const bool cpu = backend == PSV_BACKEND_CPU || (backend == PSV_BACKEND_AUTO && !cuda_backend_available());
         if (devices)
             for (int32_t p = 0; p < nparts; ++p)
-                if (devices[p] < 0) fail(PSV_ERROR_INVALID_VALUE, format("devices[%d] = %d is negative", (int)p, (int)devices[p]));
+                if (devices[p] < 0)
+                    fail(PSV_ERROR_INVALID_VALUE, nparts == 1 ? std::string("device must be >= 0")
+                                                              : format("devices[%d] = %d is negative", (int)p, (int)devices[p]));
         auto core = std::make_shared<ContextCore>();
         auto make = [&](int32_t p) { return cpu ? create_cpu_backend() : create_cuda_backend(devices ? devices[p] : 0); };
         core->backend = make(0);
@@ -92,11 +70,7 @@ psv_status psv_context_create_multi(psv_backend backend, int32_t nparts, const i
         registry_add(c.get(), Kind::Context);
         *out = c.release();
         return PSV_SUCCESS;
-      } catch (const Error &e) {
-        create_error = e.what();
-        throw;
-      }
-    });
+    }, &create_error);
 }
 
 psv_status psv_context_nparts(const psv_context *c, int32_t *nparts) {

@@ -2,6 +2,7 @@
 // vector, mxv, algorithms): the exception -> status guard, handle validation, and the helpers
 // that create objects.
 #pragma once
+#include <cstdio>
 #include <memory>
 #include <new>
 #include <string>
@@ -13,8 +14,19 @@
 namespace psv {
 namespace api {
 
-// Runs body; ctx is filled in by the body as soon as it is known, so failures can be recorded.
-template <class F> inline psv_status guard(const char *fn, ContextCore *&ctx, F &&body) noexcept {
+// A failure's message where there is no context to keep it (the context creators'): a fixed
+// buffer, so recording it allocates nothing.
+struct OrphanMessage {
+    char text[512] = {0};
+    void set(const char *msg) noexcept {
+        std::snprintf(text, sizeof text, "%s", msg);
+    }
+};
+
+// Runs body; ctx is filled in by the body as soon as it is known, so failures can be recorded
+// there; a failure before (or without) a context goes to *no_context where given.
+template <class F>
+inline psv_status guard(const char *fn, ContextCore *&ctx, F &&body, OrphanMessage *no_context = nullptr) noexcept {
     psv_status st;
     std::string msg;
     try {
@@ -51,6 +63,8 @@ template <class F> inline psv_status guard(const char *fn, ContextCore *&ctx, F 
             ctx->set_error(std::string(fn) + ": " + msg);
         } catch (...) {
         }
+    } else if (no_context) {
+        no_context->set(msg.empty() && st == PSV_ERROR_OUT_OF_MEMORY ? "out of host memory" : msg.c_str());
     }
     return st;
 }
