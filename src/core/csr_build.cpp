@@ -261,7 +261,8 @@ CsrHost build_csr(int64_t nrows, int64_t ncols, int64_t nvals, const int64_t *ro
         nnz += k;
     }
     if (nrows >= 0) ptr[(size_t)nrows] = nnz;
-    meter.release(8 * nrows);  // kept
+    std::vector<int64_t>().swap(kept);
+    meter.release(8 * nrows);
     A.row_ptr = std::move(ptr);
     if (nnz < nvals) {  // duplicates: the arrays shrink (a copy of the survivors)
         meter.hold(nnz * (int64_t)(4 + vs));
