@@ -143,13 +143,16 @@ typedef int32_t psv_option;
 #define PSV_OPT_PROGRESS       5  /* 1: report progress of long loads and builds on stderr    */
 
 typedef int32_t psv_kernel;
-#define PSV_KERNEL_AUTO            0  /* CPU: tile-composite. CUDA: CSR; on a large power-law
+#define PSV_KERNEL_AUTO            0  /* CPU: tile-composite where building it fits
+                                          the host memory available, else CSR. CUDA: CSR; on a large power-law
                                           matrix of 4-byte values its 8192 hottest columns of x
                                           read from shared memory, and x read in column rank
                                           order where it exceeds half of the L2 cache (all of
                                           it without hot columns; psv_matrix_info reports
                                           PSV_KERNEL_CSR) */
-#define PSV_KERNEL_TILE_COMPOSITE  1  /* the paper's tiled composite CSR-vector/ELL form  */
+#define PSV_KERNEL_TILE_COMPOSITE  1  /* the paper's tiled composite CSR-vector/ELL form;
+                                          on the CPU PSV_ERROR_OUT_OF_MEMORY where building it
+                                          would not fit the host memory available           */
 #define PSV_KERNEL_TILE_COO        2  /* the paper's TILE-COO baseline                    */
 #define PSV_KERNEL_CSR             3  /* plain CSR: CUDA cuts the entries into balanced
                                           chunks, a thread block each                        */
@@ -398,10 +401,10 @@ typedef struct psv_matrix_info {
                                     the plan or form its kernel reads, and a cached transpose */
     int64_t peak_bytes;          /* the most bytes of its backend's memory held at once while
                                     the matrix was built (its latest construction: the build,
-                                    or the rebuild of psv_matrix_set_option), its temporaries
-                                    included: on the CPU the arrays psv_matrix_build or
-                                    psv_matrix_read allocate from the tuples on, counted as
-                                    allocated; on CUDA the high-water mark of the device pool's
+                                    and on the CPU the rebuild of psv_matrix_set_option), its
+                                    temporaries included: on the CPU the arrays
+                                    psv_matrix_build or psv_matrix_read allocate from the
+                                    tuples on, counted as allocated; on CUDA the high-water mark of the device pool's
                                     live allocations above those live when the build began.
                                     Not the caller's tuples, nor a transpose built later     */
     int64_t reserved[6];

@@ -18,8 +18,9 @@ namespace cpu {
 
 constexpr int64_t kChunk = 8192;  // reduction chunk: fixed, so sums are thread-count independent
 // Bytes per entry (plus 3 per value byte) that bound build_tile_composite's peak: the most it
-// reported per entry on the test graphs, R-MAT and the 2^31 matrix, with a margin (design.md §5).
-constexpr int64_t kFormBoundPerEntry = 40;
+// reported per entry (41.7 on 50 M uniform random tuples: a row segment per entry), with a margin
+// (docs/design.md, section 5).
+constexpr int64_t kFormBoundPerEntry = 48;
 
 class CpuBackend;
 
