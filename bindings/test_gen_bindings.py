@@ -86,7 +86,7 @@ class Coverage(unittest.TestCase):
         names = [s[0] for s in self.h.structs]
         self.assertEqual(names, ["psv_matrix_info", "psv_tile_info"])
         mi = dict((f[1], f) for f in self.h.structs[0][1])
-        self.assertEqual(mi["reserved"], ("int64_t", "reserved", 7))  # device_bytes took one word
+        self.assertEqual(mi["reserved"], ("int64_t", "reserved", 6))  # device_bytes and peak_bytes took a word each
         self.assertEqual(mi["padding_ratio"][0], "double")
         self.assertEqual(gb.layout(self.h.structs[1][1]), (104, 8))
 

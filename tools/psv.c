@@ -412,6 +412,11 @@ static int cmd_info(const options *o) {
         printf("stored         %lld slots, padding ratio %.3f, %.1f MB\n", (long long)in.stored_entries,
                in.padding_ratio, (double)in.bytes / 1e6);
         printf("kernel         %s\n", psv_kernel_name(in.kernel));
+        const double per = in.nvals ? (double)in.nvals : 1.0;
+        printf("memory now     %.1f MB (%.2f bytes per entry)\n", (double)in.device_bytes / 1e6,
+               (double)in.device_bytes / per);
+        printf("memory peak    %.1f MB (%.2f bytes per entry, during construction)\n",
+               (double)in.peak_bytes / 1e6, (double)in.peak_bytes / per);
         printf("build          %.3f s\n", in.build_seconds);
         int32_t tiles = in.dense_tiles + in.sparse_tile;
         printf("\ntile  columns              rows      entries   workloads  wl-size  padding  bits\n");

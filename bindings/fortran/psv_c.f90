@@ -93,7 +93,8 @@ module psv_c
     integer(c_int32_t) :: max_col_length
     real(c_double) :: build_seconds
     integer(c_int64_t) :: device_bytes
-    integer(c_int64_t) :: reserved(7)
+    integer(c_int64_t) :: peak_bytes
+    integer(c_int64_t) :: reserved(6)
   end type psv_matrix_info
 
   type, bind(C) :: psv_tile_info

@@ -105,7 +105,8 @@ struct psv_matrix_info
     max_col_length::Int32
     build_seconds::Cdouble
     device_bytes::Int64
-    reserved::NTuple{7,Int64}
+    peak_bytes::Int64
+    reserved::NTuple{6,Int64}
 end
 
 struct psv_tile_info

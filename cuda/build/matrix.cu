@@ -45,6 +45,7 @@ void finish_matrix(CudaBackend &be, CudaMatrix &M, const FormatOptions &opt) {
     M.empty_rows = (int64_t)h[0];
     M.max_row_length = (int32_t)(h[1] & 0xffffffffu);
     M.rebuild(opt);
+    M.peak_bytes = (int64_t)(be.pool().peak_bytes() - M.build_start_bytes);
 }
 
 std::unique_ptr<CudaMatrix> CudaBackend::build_from_device_csr(int64_t nrows, int64_t ncols,
@@ -213,6 +214,7 @@ void CudaMatrix::info(psv_matrix_info &o) const {
     o.max_col_length = (int32_t)s.columns.max_col_length;
     o.build_seconds = build_seconds;
     o.device_bytes = device_bytes();
+    o.peak_bytes = peak_bytes;
 }
 
 void CudaMatrix::tile_info(int32_t tile, psv_tile_info &o) const {

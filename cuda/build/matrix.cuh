@@ -131,7 +131,10 @@ struct StreamPlan {
 
 class CudaMatrix final : public MatrixStore {
 public:
-    explicit CudaMatrix(CudaBackend *be) : be_(be), policy(be->policy()) {}
+    // The pool's high-water mark restarts here; finish_matrix reads what the build held at most.
+    explicit CudaMatrix(CudaBackend *be) : be_(be), policy(be->policy()), build_start_bytes(be->pool().in_use_bytes()) {
+        be->pool().reset_peak();
+    }
     void rebuild(const FormatOptions &opt) override;
     void info(psv_matrix_info &out) const override;
     int32_t tile_count() const override { return (int32_t)summary().tiles.size(); }
@@ -159,6 +162,8 @@ public:
     Buffer val;      // nvals * type size (empty for a pattern)
     psv_kernel kernel = PSV_KERNEL_TILE_COMPOSITE;
     double build_seconds = 0;
+    size_t build_start_bytes = 0;  // the pool's live bytes when the build began
+    int64_t peak_bytes = 0;        // psv_matrix_info.peak_bytes
     int32_t max_row_length = 0;
     ColumnStats columns;
     // CSR (vector) kernel: lanes per row (from the mean row length), and the rows longer than

@@ -19,6 +19,7 @@ void *DevicePool::allocate(size_t bytes) {
         if (h != held_.end() && h->first <= bytes + bytes / 4) {
             void *p = h->second;
             used_[p] = h->first;  // may throw bad_alloc: then the block stays held
+            count_in(h->first);
             held_.erase(h);
             return p;
         }
@@ -27,6 +28,7 @@ void *DevicePool::allocate(size_t bytes) {
     if (it != free_.end() && it->first <= bytes + bytes / 4) {
         void *p = it->second;
         used_[p] = it->first;  // may throw bad_alloc: then the block stays cached
+        count_in(it->first);
         cached_ -= it->first;
         free_.erase(it);
         return p;
@@ -50,6 +52,7 @@ void *DevicePool::allocate(size_t bytes) {
         cudaFree(p);
         throw;
     }
+    count_in(bytes);
     return p;
 }
 
@@ -59,6 +62,7 @@ void DevicePool::deallocate(void *p) noexcept {
     if (it == used_.end()) return;
     const size_t bytes = it->second;
     used_.erase(it);
+    in_use_ -= bytes;
     if (holding_) {
         try {
             held_.emplace(bytes, p);

@@ -27,6 +27,11 @@ public:
     // has finished, returns them to the pool.
     void hold(bool on) noexcept;
     size_t cached_bytes() const { return cached_; }
+    // Bytes of the live allocations (their rounded sizes), and the most of them at once since
+    // reset_peak: a build resets it at its start and reads peak_bytes() - its start at its end.
+    size_t in_use_bytes() const { return in_use_; }
+    size_t peak_bytes() const { return peak_; }
+    void reset_peak() noexcept { peak_ = in_use_; }
     // A new cache limit; with no_cache the cached blocks are released (the caller has
     // synchronized the device's work on them) and none is kept from now on.
     void configure(size_t cache_limit, bool no_cache) noexcept {
@@ -42,6 +47,11 @@ private:
     bool holding_ = false;
     void release(void *p, size_t bytes) noexcept;  // cache or free a block no longer used
     size_t cached_ = 0, cache_limit_;
+    size_t in_use_ = 0, peak_ = 0;
+    void count_in(size_t bytes) noexcept {
+        in_use_ += bytes;
+        if (in_use_ > peak_) peak_ = in_use_;
+    }
     bool no_cache_;
 };
 

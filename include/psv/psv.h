@@ -143,13 +143,16 @@ typedef int32_t psv_option;
 #define PSV_OPT_PROGRESS       5  /* 1: report progress of long loads and builds on stderr    */
 
 typedef int32_t psv_kernel;
-#define PSV_KERNEL_AUTO            0  /* CPU: tile-composite. CUDA: CSR; on a large power-law
+#define PSV_KERNEL_AUTO            0  /* CPU: tile-composite where building it fits
+                                          the host memory available, else CSR. CUDA: CSR; on a large power-law
                                           matrix of 4-byte values its 8192 hottest columns of x
                                           read from shared memory, and x read in column rank
                                           order where it exceeds half of the L2 cache (all of
                                           it without hot columns; psv_matrix_info reports
                                           PSV_KERNEL_CSR) */
-#define PSV_KERNEL_TILE_COMPOSITE  1  /* the paper's tiled composite CSR-vector/ELL form  */
+#define PSV_KERNEL_TILE_COMPOSITE  1  /* the paper's tiled composite CSR-vector/ELL form;
+                                          on the CPU PSV_ERROR_OUT_OF_MEMORY where building it
+                                          would not fit the host memory available           */
 #define PSV_KERNEL_TILE_COO        2  /* the paper's TILE-COO baseline                    */
 #define PSV_KERNEL_CSR             3  /* plain CSR: CUDA cuts the entries into balanced
                                           chunks, a thread block each                        */
@@ -407,8 +410,11 @@ PSV_API psv_status psv_matrix_set_option(psv_matrix *A, psv_option option, int64
 /**
  * What the tile-composite form of a matrix looks like, and what the matrix holds
  * (psv_matrix_info). Where the matrix's kernel does not read the tile-composite form (PSV_KERNEL_AUTO
- * and PSV_KERNEL_CSR on CUDA), the form is not kept: psv_matrix_info_get and psv_matrix_tile_info
- * build it to describe it and release it again (device_bytes does not count it).
+ * and PSV_KERNEL_CSR on CUDA, PSV_KERNEL_CSR on the CPU), the form is not kept: psv_matrix_info_get
+ * and psv_matrix_tile_info build it to describe it and release it again (device_bytes does not
+ * count it). On the CPU backend they do so only where its construction fits the host memory
+ * available; otherwise the form's fields (tile_width to workload_size) are 0 and the matrix has
+ * no tiles to describe.
  */
 typedef struct psv_matrix_info {
     int64_t nrows, ncols, nvals;
@@ -427,10 +433,18 @@ typedef struct psv_matrix_info {
     int32_t backend;             /* where the form lives                                    */
     int32_t max_row_length, max_col_length;
     double  build_seconds;       /* time to build the form                                  */
-    int64_t device_bytes;        /* bytes the matrix holds in its backend's memory (device
-                                    memory on CUDA): its CSR, the plan or form its kernel
-                                    reads, and a cached transpose                            */
-    int64_t reserved[7];
+    int64_t device_bytes;        /* bytes the matrix holds now in its backend's memory
+                                    (device memory on CUDA, host memory on the CPU): its CSR,
+                                    the plan or form its kernel reads, and a cached transpose */
+    int64_t peak_bytes;          /* the most bytes of its backend's memory held at once while
+                                    the matrix was built (its latest construction: the build,
+                                    and on the CPU the rebuild of psv_matrix_set_option), its
+                                    temporaries included: on the CPU the arrays
+                                    psv_matrix_build or psv_matrix_read allocate from the
+                                    tuples on, counted as allocated; on CUDA the high-water mark of the device pool's
+                                    live allocations above those live when the build began.
+                                    Not the caller's tuples, nor a transpose built later     */
+    int64_t reserved[6];
 } psv_matrix_info;
 
 /** @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT;

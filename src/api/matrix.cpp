@@ -34,6 +34,7 @@ psv_status psv_matrix_build(psv_context *c, psv_type type, int64_t nrows, int64_
         }
         if (dup != PSV_NOOP && !valid_binary_op(dup))
             fail(PSV_ERROR_INVALID_VALUE, format("dup: %d is not a binary operator", (int)dup));
+        HostMemoryScope memory;  // /proc and the cgroup read once for the build and its form
         CsrHost csr = build_csr(nrows, ncols, nvals, rows, cols, values, type, dup);
         *A = new_matrix(c->core, std::move(csr));
         return PSV_SUCCESS;
@@ -92,6 +93,7 @@ psv_status psv_matrix_read_with_flags(psv_context *c, const char *path, int32_t 
                                                  (unsigned)flags));
         int32_t base = 0;
         std::vector<int64_t> labels;
+        HostMemoryScope memory;  // /proc and the cgroup read once for the reader, build and form
         CsrHost csr = read_csr(path, flags, ctx->defaults.progress, base, labels);
         psv_matrix *m = new_matrix(c->core, std::move(csr));
         m->index_base = base;

@@ -38,6 +38,20 @@ struct FormatOptions {
     int64_t workload_size = 0;  // 0: autotune per tile (Algorithm 2)
     psv_kernel kernel = PSV_KERNEL_AUTO;
     bool progress = false;
+    // Bytes the CPU backend may add to a matrix's CSR for forms it may skip (AUTO's padded form,
+    // a transient one that describes it); 0: the host memory available (host_memory_left).
+    // Internal: tests set it to take the memory-budget path on a small machine-independent scale.
+    int64_t memory_budget = 0;
+};
+
+// Bytes a construction holds at once: now, and the most so far (psv_matrix_info.peak_bytes).
+struct MemoryMeter {
+    int64_t now = 0, peak = 0;
+    void hold(int64_t bytes) {
+        now += bytes;
+        peak = std::max(peak, now);
+    }
+    void release(int64_t bytes) { now -= bytes; }
 };
 
 // Compressed sparse rows on the host.
@@ -48,7 +62,13 @@ struct CsrHost {
     std::vector<int64_t> row_ptr;      // nrows + 1
     std::vector<int32_t> col;          // nvals, sorted within each row, no duplicates
     std::vector<uint8_t> values;       // nvals * type_size, empty for a pattern
+    // The most bytes build_csr held at once making it (its arrays included); 0 where it was made
+    // otherwise (a reader, a transpose): then its own bytes are its construction's peak.
+    int64_t build_peak = 0;
     int64_t nvals() const { return row_ptr.empty() ? 0 : row_ptr.back(); }
+    int64_t bytes() const {
+        return (int64_t)(row_ptr.size() * sizeof(int64_t) + col.size() * sizeof(int32_t) + values.size());
+    }
 };
 
 enum WorkloadLayout : int32_t { kRowMajor = 0, kColMajor = 1 };
@@ -105,6 +125,7 @@ struct TileComposite {
     std::vector<uint16_t> col16;         // tile-local column indices of 16-bit tiles
     std::vector<uint32_t> col32;         // ... of 32-bit tiles
     std::vector<uint8_t> values;         // stored slots * type_size (empty for a pattern)
+    int64_t build_peak = 0;              // the most bytes build_tile_composite held at once
     int64_t stored_entries() const { return tiles.empty() ? 0 : tiles.back().entry_end; }
     int64_t bytes() const;
 };

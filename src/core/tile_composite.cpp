@@ -374,16 +374,35 @@ TileComposite build_tile_composite(const CsrHost &A, int64_t tile_width, int64_t
     F.tile_width = tile_width;
     const size_t vs = A.pattern ? 0 : type_size(A.type);
 
+    // The meter counts each stage's arrays at their sizes: the ranking (with its column lengths
+    // while it is made), the buckets and row segments, the padded tiles, then the whole form
+    // while the tiles are copied into it.
+    MemoryMeter meter;
+    const int64_t col_len_bytes = 8 * A.ncols;
+    meter.hold(col_len_bytes + 16 * A.ncols);
     Ranking R = rank_columns(A);
+    meter.release(col_len_bytes);
     const TileSelection sel = select_tiles(R, A.ncols, tile_width, max_tiles);
     F.col_order = std::move(R.col_order);
     F.dense_tiles = sel.dense_tiles;
     std::vector<TileParts> parts;
     {
         Buckets B = bucket_entries(A, R, sel, vs);
+        int64_t bucket_bytes = (int64_t)(B.b16.size() * 2 + B.b32.size() * 4 + B.b_src.size() * 8);
+        for (const Segments &G : B.segs)
+            bucket_bytes += (int64_t)(G.row.capacity() * 4 + G.start.capacity() * 8 + G.len.capacity() * 8);
+        meter.hold(bucket_bytes);
         parts = build_tiles(A, sel, B, vs, workload_size, model);
+        int64_t part_bytes = 0;
+        for (const TileParts &P : parts)
+            part_bytes += (int64_t)(P.cols16.size() * 2 + P.cols32.size() * 4 + P.values.size() +
+                                    P.workloads.capacity() * sizeof(Workload) + P.row_ids.size() * 4);
+        meter.hold(part_bytes);
+        meter.release(bucket_bytes);
     }  // the buckets are released before the concatenation
     concatenate(parts, vs, F);
+    meter.hold(F.bytes() - (int64_t)(F.col_order.size() * sizeof(int32_t)));  // with the tiles, at its start
+    F.build_peak = meter.peak;
     return F;
 }
 

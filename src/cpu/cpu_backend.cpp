@@ -1,5 +1,6 @@
 // The CPU backend: OpenMP kernels over host memory. It executes the tile-composite form directly
-// (so CI verifies the format), and plain CSR where asked or where u has absent entries.
+// (so CI verifies the format) where the form fits the memory budget, and plain CSR where asked,
+// where the form does not fit, or where u has absent entries.
 // Every reduction runs over fixed-size chunks combined in order, so results do not depend on the
 // number of threads.
 #include <algorithm>
@@ -23,62 +24,129 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 // ---- matrices ---------------------------------------------------------------------------------
 
+namespace {
+
+// An upper bound of the bytes build_tile_composite holds at once for A (its ranking, buckets,
+// row segments, padded tiles and their concatenation), from the peaks it reports
+// (docs/design.md, section 5), so that AUTO can decide before building.
+int64_t form_build_bound(const CsrHost &A) {
+    const int64_t vs = A.pattern ? 0 : (int64_t)type_size(A.type);
+    return 32 * A.ncols + 8 * A.nrows + (kFormBoundPerEntry + 3 * vs) * A.nvals();
+}
+
+// Whether the form's construction fits beside the CSR: the options' budget, else the host memory
+// left (0: unknown, then every form fits).
+bool form_fits(const CsrHost &A, const FormatOptions &opt) {
+    const uint64_t budget = opt.memory_budget > 0 ? (uint64_t)opt.memory_budget : host_memory_left();
+    return budget == 0 || (uint64_t)form_build_bound(A) <= budget;
+}
+
+FormDescription describe_form(const TileComposite &F) {
+    FormDescription d;
+    d.present = true;
+    psv_matrix_info &o = d.info;
+    std::memset(&o, 0, sizeof o);
+    o.tile_width = F.tile_width;
+    o.dense_tiles = F.dense_tiles;
+    o.sparse_tile = (int32_t)F.tiles.size() > F.dense_tiles;
+    o.dense_columns = (int64_t)F.dense_tiles * F.tile_width;
+    d.tiles.resize(F.tiles.size());
+    for (size_t k = 0; k < F.tiles.size(); ++k) {
+        const Tile &t = F.tiles[k];
+        psv_tile_info &ti = d.tiles[k];
+        fill_tile_info(t, ti);
+        for (int64_t w = t.wl_begin; w < t.wl_end; ++w) ti.row_major_workloads += F.workloads[w].layout == kRowMajor;
+        if (!t.is_sparse) o.dense_nvals += t.nvals;
+        o.row_major_workloads += ti.row_major_workloads;
+    }
+    o.workloads = (int64_t)F.workloads.size();
+    o.stored_entries = F.stored_entries();
+    o.padding_ratio = F.nvals ? (double)o.stored_entries / (double)F.nvals : 1.0;
+    o.bytes = F.bytes();
+    o.workload_size = F.tiles.empty() ? 0 : F.tiles[0].workload_size;
+    return d;
+}
+
+TileComposite make_form(const CpuBackend &be, const CsrHost &A, const FormatOptions &opt) {
+    const size_t vb = A.pattern ? 4 : type_size(A.type);
+    const int64_t tw = opt.tile_width > 0 ? opt.tile_width : be.default_tile_width(vb);
+    return build_tile_composite(A, tw, opt.max_tiles, opt.workload_size, be.perf_model());
+}
+
+}  // namespace
+
 void CpuMatrix::rebuild(const FormatOptions &opt) {
     auto t0 = std::chrono::steady_clock::now();
-    const size_t vb = pattern ? 4 : type_size(type);
-    const int64_t tw = opt.tile_width > 0 ? opt.tile_width : be_->default_tile_width(vb);
-    if (opt.progress && nvals > 20000000)
-        std::fprintf(stderr, "psv: building tile-composite form of %lld entries...\n", (long long)nvals);
-    TileComposite f = build_tile_composite(csr, tw, opt.max_tiles, opt.workload_size, be_->perf_model());
-    form = std::move(f);
-    options = opt;
     // TILE-COO and STREAM are GPU kernels; the CPU runs its CSR loop for them.
-    kernel = (opt.kernel == PSV_KERNEL_CSR || opt.kernel == PSV_KERNEL_TILE_COO || opt.kernel == PSV_KERNEL_STREAM)
-                 ? PSV_KERNEL_CSR
-                 : PSV_KERNEL_TILE_COMPOSITE;
+    bool with_form = !(opt.kernel == PSV_KERNEL_CSR || opt.kernel == PSV_KERNEL_TILE_COO || opt.kernel == PSV_KERNEL_STREAM);
+    if (with_form && !form_fits(csr, opt)) {
+        if (opt.kernel == PSV_KERNEL_TILE_COMPOSITE)
+            fail(PSV_ERROR_OUT_OF_MEMORY,
+                 format("the tile-composite form of %lld entries needs up to %.1f GB of host memory to build, "
+                        "more than the %.1f GB available",
+                        (long long)nvals, (double)form_build_bound(csr) / 1e9,
+                        (double)(opt.memory_budget > 0 ? (uint64_t)opt.memory_budget : host_memory_left()) / 1e9));
+        with_form = false;  // AUTO: the CSR kernel, which needs nothing beyond the CSR
+    }
+    MemoryMeter meter;
+    const int64_t old_form = form_held() ? form.bytes() : 0;
+    meter.hold(csr.bytes() + old_form);
+    TileComposite f;
+    if (with_form) {
+        if (opt.progress && nvals > 20000000)
+            std::fprintf(stderr, "psv: building tile-composite form of %lld entries...\n", (long long)nvals);
+        f = make_form(*be_, csr, opt);
+        meter.hold(f.build_peak);
+    }
+    // nothing below throws: a failure above leaves the matrix as it was
+    form = std::move(f);
+    kernel = with_form ? PSV_KERNEL_TILE_COMPOSITE : PSV_KERNEL_CSR;
+    options = opt;
+    described_ = false;
+    description_ = FormDescription();
+    peak_bytes = std::max(csr_peak_, meter.peak);
+    csr_peak_ = 0;
+    host_memory_held(form.bytes() - old_form);
     build_seconds = seconds_since(t0);
-    if (opt.progress && build_seconds > 1.0)
+    if (opt.progress && build_seconds > 1.0 && with_form)
         std::fprintf(stderr, "psv: built in %.2f s (%d dense tiles, %zu workloads)\n", build_seconds,
                      form.dense_tiles, form.workloads.size());
 }
 
+const FormDescription &CpuMatrix::description() const {
+    if (described_) return description_;
+    if (form_held()) {
+        description_ = describe_form(form);
+    } else if (form_fits(csr, options)) {
+        description_ = describe_form(make_form(*be_, csr, options));  // built, described, released
+    } else {
+        description_ = FormDescription();
+    }
+    described_ = true;
+    return description_;
+}
+
 void CpuMatrix::info(psv_matrix_info &o) const {
-    std::memset(&o, 0, sizeof o);
+    const FormDescription &d = description();
+    if (d.present) o = d.info;
+    else std::memset(&o, 0, sizeof o);
     o.nrows = nrows;
     o.ncols = ncols;
     o.nvals = nvals;
-    o.tile_width = form.tile_width;
-    o.dense_tiles = form.dense_tiles;
-    o.sparse_tile = (int32_t)form.tiles.size() > form.dense_tiles;
-    o.dense_columns = (int64_t)form.dense_tiles * form.tile_width;
-    for (const Tile &t : form.tiles) {
-        if (!t.is_sparse) o.dense_nvals += t.nvals;
-        for (int64_t w = t.wl_begin; w < t.wl_end; ++w) o.row_major_workloads += form.workloads[w].layout == kRowMajor;
-    }
-    o.workloads = (int64_t)form.workloads.size();
-    o.stored_entries = form.stored_entries();
-    o.padding_ratio = nvals ? (double)o.stored_entries / (double)nvals : 1.0;
-    o.bytes = form.bytes();
-    o.workload_size = form.tiles.empty() ? 0 : form.tiles[0].workload_size;
     o.kernel = kernel;
     o.backend = PSV_BACKEND_CPU;
     int64_t maxr = 0;
-    std::vector<int64_t> cl((size_t)ncols, 0);
     for (int64_t i = 0; i < nrows; ++i) maxr = std::max(maxr, csr.row_ptr[i + 1] - csr.row_ptr[i]);
     o.max_row_length = (int32_t)maxr;
-    o.max_col_length = 0;
-    if (!form.col_order.empty()) {
-        for (int64_t e = 0; e < nvals; ++e) cl[csr.col[e]]++;
-        o.max_col_length = (int32_t)cl[form.col_order[0]];
+    if (max_col_length_ < 0) {
+        std::vector<int64_t> cl((size_t)ncols, 0);
+        for (int64_t e = 0; e < nvals; ++e) cl[(size_t)csr.col[e]]++;
+        max_col_length_ = ncols ? *std::max_element(cl.begin(), cl.end()) : 0;
     }
+    o.max_col_length = (int32_t)max_col_length_;
     o.build_seconds = build_seconds;
     o.device_bytes = device_bytes();
-}
-
-void CpuMatrix::tile_info(int32_t tile, psv_tile_info &o) const {
-    const Tile &t = form.tiles[tile];
-    fill_tile_info(t, o);
-    for (int64_t w = t.wl_begin; w < t.wl_end; ++w) o.row_major_workloads += form.workloads[w].layout == kRowMajor;
+    o.peak_bytes = peak_bytes;
 }
 
 void CpuMatrix::extract_tuples(int64_t *rows, int64_t *cols, void *values) const {
@@ -105,6 +173,15 @@ void CpuMatrix::extract_tuples(int64_t *rows, int64_t *cols, void *values) const
 }
 
 std::unique_ptr<MatrixStore> CpuMatrix::transposed() const {
+    // The transpose's CSR (row_ptr and placement cursors per column, the entries again) must fit
+    // the memory left: on Linux an allocation beyond it succeeds and the process is killed later.
+    const double need = 16.0 * (double)(ncols + 1) + (double)nvals * (double)(4 + (pattern ? 0 : type_size(type)));
+    const uint64_t avail = host_memory_left();
+    if (avail != 0 && need > (double)avail)
+        fail(PSV_ERROR_OUT_OF_MEMORY,
+             format("A' (PSV_DESC_TRANSPOSE_A, PageRank, HITS) needs %.1f GB of host memory to build, more than "
+                    "the %.1f GB available",
+                    need / 1e9, (double)avail / 1e9));
     auto T = std::make_unique<CpuMatrix>(be_, transpose(csr));
     T->rebuild(options);
     return T;

@@ -17,8 +17,19 @@ namespace psv {
 namespace cpu {
 
 constexpr int64_t kChunk = 8192;  // reduction chunk: fixed, so sums are thread-count independent
+// Bytes per entry (plus 3 per value byte) that bound build_tile_composite's peak: the most it
+// reported per entry (41.7 on 50 M uniform random tuples: a row segment per entry), with a margin
+// (docs/design.md, section 5).
+constexpr int64_t kFormBoundPerEntry = 48;
 
 class CpuBackend;
+
+// What psv_matrix_info and psv_matrix_tile_info say of a tile-composite form.
+struct FormDescription {
+    bool present = false;  // false: no form (the CSR kernel, and none would fit to describe)
+    psv_matrix_info info{};  // the form's fields only
+    std::vector<psv_tile_info> tiles;
+};
 
 class CpuMatrix final : public MatrixStore {
 public:
@@ -31,16 +42,17 @@ public:
         empty_rows = 0;
         for (int64_t i = 0; i < nrows; ++i)
             empty_rows += this->csr.row_ptr[i + 1] == this->csr.row_ptr[i];
+        csr_peak_ = this->csr.build_peak > 0 ? this->csr.build_peak : this->csr.bytes();
     }
+    // The kernel and form opt asks for: CSR (and TILE-COO and STREAM, GPU kernels) keep the CSR
+    // alone; TILE_COMPOSITE builds the form (PSV_ERROR_OUT_OF_MEMORY where its construction
+    // would not fit the memory budget); AUTO builds it where it fits, else runs the CSR kernel.
     void rebuild(const FormatOptions &opt) override;
     void info(psv_matrix_info &out) const override;
-    // Its CSR and its tile-composite form (kept whatever the kernel: both run on the host).
-    int64_t device_bytes() const override {
-        return (int64_t)(csr.row_ptr.size() * sizeof(int64_t) + csr.col.size() * sizeof(int32_t) +
-                         csr.values.size()) + form.bytes();
-    }
-    int32_t tile_count() const override { return (int32_t)form.tiles.size(); }
-    void tile_info(int32_t tile, psv_tile_info &out) const override;
+    // Its CSR and the tile-composite form where it keeps one.
+    int64_t device_bytes() const override { return csr.bytes() + (form_held() ? form.bytes() : 0); }
+    int32_t tile_count() const override { return (int32_t)description().tiles.size(); }
+    void tile_info(int32_t tile, psv_tile_info &out) const override { out = description().tiles[(size_t)tile]; }
     void extract_tuples(int64_t *rows, int64_t *cols, void *values) const override;
     void inverse_row_lengths(float *out) const override {
         const int64_t *rp = csr.row_ptr.data();
@@ -52,12 +64,23 @@ public:
     }
     std::unique_ptr<MatrixStore> transposed() const override;
     std::unique_ptr<MatrixStore> symmetric_pattern() const override;
+    bool form_held() const { return kernel == PSV_KERNEL_TILE_COMPOSITE; }
 
     const CpuBackend *be_;
     CsrHost csr;
-    TileComposite form;
+    TileComposite form;  // empty unless the kernel is TILE_COMPOSITE
     psv_kernel kernel = PSV_KERNEL_TILE_COMPOSITE;
     double build_seconds = 0;
+    int64_t peak_bytes = 0;  // the most bytes held at once by the latest construction
+
+private:
+    // The form kept, or one built to describe it where it fits the memory budget (kept as its
+    // description only), or none.
+    const FormDescription &description() const;
+    int64_t csr_peak_ = 0;  // the CSR's own construction: counted by the first rebuild
+    mutable bool described_ = false;
+    mutable FormDescription description_;
+    mutable int64_t max_col_length_ = -1;
 };
 
 class CpuBackend final : public Backend {

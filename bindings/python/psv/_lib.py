@@ -81,7 +81,8 @@ class MatrixInfo(ctypes.Structure):
         ("max_row_length", c_int32), ("max_col_length", c_int32),
         ("build_seconds", c_double),
         ("device_bytes", c_int64),
-        ("reserved", c_int64 * 7),
+        ("peak_bytes", c_int64),
+        ("reserved", c_int64 * 6),
     ]
 
 

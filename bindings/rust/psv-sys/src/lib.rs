@@ -128,7 +128,8 @@ pub struct psv_matrix_info {
     pub max_col_length: i32,
     pub build_seconds: f64,
     pub device_bytes: i64,
-    pub reserved: [i64; 7],
+    pub peak_bytes: i64,
+    pub reserved: [i64; 6],
 }
 const _: () = assert!(core::mem::size_of::<psv_matrix_info>() == 192);
 const _: () = assert!(core::mem::align_of::<psv_matrix_info>() == 8);
