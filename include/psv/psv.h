@@ -144,7 +144,7 @@ typedef int32_t psv_option;
 
 typedef int32_t psv_kernel;
 #define PSV_KERNEL_AUTO            0  /* CPU: tile-composite where building it fits
-                                          the host memory available, else CSR. CUDA: CSR; on a large power-law
+                                          half of the machine's memory, else CSR. CUDA: CSR; on a large power-law
                                           matrix of 4-byte values its 8192 hottest columns of x
                                           read from shared memory, and x read in column rank
                                           order where it exceeds half of the L2 cache (all of

@@ -18,14 +18,12 @@ namespace psv {
 namespace {
 
 // A cgroup v2 memory limit less what the group uses, or UINT64_MAX where there is none.
+uint64_t cgroup_memory_limit();
+
 uint64_t cgroup_memory_left() {
-    unsigned long long limit = 0, used = 0;
-    bool have_limit = false;
-    if (FILE *f = std::fopen("/sys/fs/cgroup/memory.max", "r")) {
-        have_limit = std::fscanf(f, "%llu", &limit) == 1;  // "max": no limit
-        std::fclose(f);
-    }
-    if (!have_limit) return UINT64_MAX;
+    const uint64_t limit = cgroup_memory_limit();
+    if (limit == UINT64_MAX) return UINT64_MAX;
+    unsigned long long used = 0;
     if (FILE *f = std::fopen("/sys/fs/cgroup/memory.current", "r")) {
         if (std::fscanf(f, "%llu", &used) != 1) used = 0;
         std::fclose(f);
@@ -58,6 +56,17 @@ uint64_t read_memory_available() {
     return std::min(avail, cg);
 }
 
+// A cgroup v2 memory limit, or UINT64_MAX where there is none.
+uint64_t cgroup_memory_limit() {
+    unsigned long long limit = 0;
+    bool have_limit = false;
+    if (FILE *f = std::fopen("/sys/fs/cgroup/memory.max", "r")) {
+        have_limit = std::fscanf(f, "%llu", &limit) == 1;  // "max": no limit
+        std::fclose(f);
+    }
+    return have_limit ? static_cast<uint64_t>(limit) : UINT64_MAX;
+}
+
 // The calling thread's scope: the figure read at its first question and what psv kept since.
 struct ScopeState {
     int depth = 0;
@@ -84,6 +93,16 @@ uint64_t host_memory_left() {
     if (scope.available == 0) return 0;
     const int64_t left = (int64_t)scope.available - scope.held;
     return left > 1 ? (uint64_t)left : 1;  // 1, not 0: 0 means "unknown"
+}
+
+uint64_t host_memory_total() {
+    static const uint64_t total = [] {
+        long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        const uint64_t phys = pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
+        const uint64_t cg = cgroup_memory_limit();
+        return phys == 0 ? (cg == UINT64_MAX ? 0 : cg) : std::min(phys, cg);
+    }();
+    return total;
 }
 
 void host_memory_held(int64_t bytes) {

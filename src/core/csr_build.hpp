@@ -8,6 +8,10 @@ namespace psv {
 // Within a HostMemoryScope the system is read once, at the first question, and what psv keeps
 // from then on (host_memory_held) is subtracted; outside any scope every question reads it.
 uint64_t host_memory_left();
+// The machine's memory in bytes: its physical memory, no more than a cgroup v2 limit; 0 when
+// unknown. Unlike host_memory_left it does not change while a program runs, so a choice made
+// from it (the CPU backend's AUTO form rule) gives the same result run to run.
+uint64_t host_memory_total();
 // psv now keeps `bytes` more of host memory (negative: fewer) than when the figure was read.
 void host_memory_held(int64_t bytes);
 // One call chain (a build, a read): nested scopes share the outermost one's figure.

@@ -34,10 +34,17 @@ int64_t form_build_bound(const CsrHost &A) {
     return 32 * A.ncols + 8 * A.nrows + (kFormBoundPerEntry + 3 * vs) * A.nvals();
 }
 
-// Whether the form's construction fits beside the CSR: the options' budget, else the host memory
-// left (0: unknown, then every form fits).
-bool form_fits(const CsrHost &A, const FormatOptions &opt) {
-    const uint64_t budget = opt.memory_budget > 0 ? (uint64_t)opt.memory_budget : host_memory_left();
+// The memory a form's construction may take: the options' budget; else, for AUTO's choice, half
+// of the machine's memory (a constant, so that AUTO picks the same kernel, and so gives the same
+// results, run to run whatever else the machine holds), and for a form asked for by name (or one
+// built to be described) the host memory left. 0: unknown (every form fits).
+uint64_t form_budget(const FormatOptions &opt, bool auto_choice) {
+    if (opt.memory_budget > 0) return (uint64_t)opt.memory_budget;
+    return auto_choice ? host_memory_total() / 2 : host_memory_left();
+}
+
+bool form_fits(const CsrHost &A, const FormatOptions &opt, bool auto_choice) {
+    const uint64_t budget = form_budget(opt, auto_choice);
     return budget == 0 || (uint64_t)form_build_bound(A) <= budget;
 }
 
@@ -79,13 +86,14 @@ void CpuMatrix::rebuild(const FormatOptions &opt) {
     auto t0 = std::chrono::steady_clock::now();
     // TILE-COO and STREAM are GPU kernels; the CPU runs its CSR loop for them.
     bool with_form = !(opt.kernel == PSV_KERNEL_CSR || opt.kernel == PSV_KERNEL_TILE_COO || opt.kernel == PSV_KERNEL_STREAM);
-    if (with_form && !form_fits(csr, opt)) {
-        if (opt.kernel == PSV_KERNEL_TILE_COMPOSITE)
+    const bool auto_choice = opt.kernel != PSV_KERNEL_TILE_COMPOSITE;
+    if (with_form && !form_fits(csr, opt, auto_choice)) {
+        if (!auto_choice)
             fail(PSV_ERROR_OUT_OF_MEMORY,
                  format("the tile-composite form of %lld entries needs up to %.1f GB of host memory to build, "
                         "more than the %.1f GB available",
                         (long long)nvals, (double)form_build_bound(csr) / 1e9,
-                        (double)(opt.memory_budget > 0 ? (uint64_t)opt.memory_budget : host_memory_left()) / 1e9));
+                        (double)form_budget(opt, false) / 1e9));
         with_form = false;  // AUTO: the CSR kernel, which needs nothing beyond the CSR
     }
     MemoryMeter meter;
@@ -117,7 +125,7 @@ const FormDescription &CpuMatrix::description() const {
     if (described_) return description_;
     if (form_held()) {
         description_ = describe_form(form);
-    } else if (form_fits(csr, options)) {
+    } else if (form_fits(csr, options, false)) {
         description_ = describe_form(make_form(*be_, csr, options));  // built, described, released
     } else {
         description_ = FormDescription();
