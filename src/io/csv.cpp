@@ -146,16 +146,7 @@ private:
 
 Coo read_csv(Input &in, const char *b, const char *e, char sep, bool relabel) {
     CsvReader r(in, sep, relabel);
-    r.line(b, e);
-    for (;;) {
-        if (r.blocks()) {
-            const char *bb, *be;
-            if (!in.lines_ahead(bb, be)) break;
-            if (!r.block(bb, be)) continue;
-        }
-        if (!in.next(b, e)) break;
-        r.line(b, e);
-    }
+    read_lines(in, r, b, e);
     return r.finish(relabel);
 }
 

@@ -159,16 +159,7 @@ private:
 
 Coo read_edge_list(Input &in, const char *b, const char *e, bool relabel) {
     EdgeReader r(in, relabel);
-    r.line(b, e);
-    for (;;) {
-        if (r.blocks()) {
-            const char *bb, *be;
-            if (!in.lines_ahead(bb, be)) break;
-            if (!r.block(bb, be)) continue;
-        }
-        if (!in.next(b, e)) break;
-        r.line(b, e);
-    }
+    read_lines(in, r, b, e);
     return r.finish();
 }
 

@@ -111,4 +111,21 @@ bool parse_block(Input &in, const char *b, const char *e, const Make &make_part,
     return false;
 }
 
+// Run a line reader over the rest of in, from its first line [b, e): r.line(first), then, while
+// r.blocks(), whole blocks of lines ahead through r.block (false: the block stopped at a line the
+// fast path refused, read on with r.line), else line by line through r.line.
+template <class Reader>
+void read_lines(Input &in, Reader &r, const char *b, const char *e) {
+    r.line(b, e);
+    for (;;) {
+        if (r.blocks()) {
+            const char *bb, *be;
+            if (!in.lines_ahead(bb, be)) break;
+            if (!r.block(bb, be)) continue;
+        }
+        if (!in.next(b, e)) break;
+        r.line(b, e);
+    }
+}
+
 }  // namespace psv::io::detail
