@@ -18,6 +18,7 @@
 #endif
 
 #include "check.h"
+#include "files.hpp"
 #include "core/coo.hpp"
 #include "core/error.hpp"
 #include "io/read.hpp"
@@ -26,27 +27,11 @@ using psv::Coo;
 
 namespace {
 
-std::string tmp_dir() {
-    static std::string dir;
-    if (dir.empty()) {
-        char t[] = "/tmp/psv_parallel_parse_XXXXXX";
-        if (!mkdtemp(t)) std::abort();
-        dir = t;
-    }
-    return dir;
-}
+using test_files::tmp_dir;
 
-// Writes text to name (and name.gz); returns the path.
+// Writes text to name and name.gz; returns the path.
 std::string write_file(const std::string &name, const std::string &text) {
-    std::string p = tmp_dir() + "/" + name;
-    FILE *f = std::fopen(p.c_str(), "wb");
-    if (!f) std::abort();
-    std::fwrite(text.data(), 1, text.size(), f);
-    std::fclose(f);
-    gzFile g = gzopen((p + ".gz").c_str(), "wb1");
-    gzwrite(g, text.data(), static_cast<unsigned>(text.size()));
-    gzclose(g);
-    return p;
+    return test_files::write_file(name, text, true);
 }
 
 struct Result {
@@ -247,7 +232,6 @@ int main() {
     test_edge_lists();
     test_matrix_market();
     test_csv();
-    std::string cmd = "rm -rf " + tmp_dir();
-    if (std::system(cmd.c_str()) != 0) std::fprintf(stderr, "could not remove %s\n", tmp_dir().c_str());
+    test_files::remove_tmp_dir();
     return check_exit();
 }

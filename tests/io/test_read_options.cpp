@@ -18,33 +18,14 @@
 
 #include "check.h"
 #include "psv/psv.h"
+#include "files.hpp"
 
 namespace {
 
-std::string data_dir() {
-    const char *d = std::getenv("PSV_TEST_DATA");
-    return d && *d ? d : "tests/data";
-}
-std::string dpath(const std::string &rel) { return data_dir() + "/" + rel; }
+using test_files::tmp_dir;
 
-std::string tmp_dir() {
-    static std::string dir;
-    if (dir.empty()) {
-        char t[] = "/tmp/psv_read_options_XXXXXX";
-        if (!mkdtemp(t)) std::abort();
-        dir = t;
-    }
-    return dir;
-}
-
-std::string write_file(const std::string &name, const std::string &text) {
-    std::string p = tmp_dir() + "/" + name;
-    FILE *f = std::fopen(p.c_str(), "wb");
-    if (!f) std::abort();
-    std::fwrite(text.data(), 1, text.size(), f);
-    std::fclose(f);
-    return p;
-}
+using test_files::write_file;
+std::string dpath(const std::string &rel) { return test_files::data_path(rel); }
 
 psv_context *ctx = nullptr;
 
@@ -359,7 +340,6 @@ int main() {
     test_psv_files();
     test_errors();
     psv_context_free(&ctx);
-    std::string cmd = "rm -rf " + tmp_dir();
-    if (std::system(cmd.c_str()) != 0) std::fprintf(stderr, "could not remove %s\n", tmp_dir().c_str());
+    test_files::remove_tmp_dir();
     return check_exit();
 }
