@@ -2,6 +2,8 @@
 // temporary folder with files written into it (and their gzip copies where asked).
 #pragma once
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <cstdio>
@@ -45,6 +47,37 @@ inline std::string write_file(const std::string &name, const std::string &text, 
 inline void remove_tmp_dir() {
     const std::string cmd = "rm -rf " + tmp_dir();
     if (std::system(cmd.c_str()) != 0) std::fprintf(stderr, "could not remove %s\n", tmp_dir().c_str());
+}
+
+// Runs read() with standard input replaced by a pipe that a child process fills with the bytes of
+// path (a non-seekable input, as "-" or /dev/stdin from a shell pipe), then restores standard
+// input and waits for the child. Returns what read() returns.
+template <class Read>
+auto with_stdin_pipe(const std::string &path, Read read) -> decltype(read()) {
+    int fds[2];
+    if (pipe(fds) != 0) std::abort();
+    std::fflush(nullptr);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        FILE *f = std::fopen(path.c_str(), "rb");
+        if (!f) _exit(1);
+        char buf[65536];
+        size_t n;
+        while ((n = std::fread(buf, 1, sizeof buf, f)) > 0)
+            if (write(fds[1], buf, n) != static_cast<ssize_t>(n)) _exit(2);
+        _exit(0);
+    }
+    close(fds[1]);
+    const int saved = dup(STDIN_FILENO);
+    dup2(fds[0], STDIN_FILENO);
+    close(fds[0]);
+    auto result = read();
+    dup2(saved, STDIN_FILENO);  // the pipe's read end closes here (the writer may get SIGPIPE)
+    close(saved);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    return result;
 }
 
 }  // namespace test_files

@@ -229,30 +229,7 @@ void test_relabel_order_and_bases() {
 
 // A file read through a pipe on standard input ("-"), with flags.
 psv_matrix *read_stdin(const std::string &path, int32_t flags) {
-    int fds[2];
-    if (pipe(fds) != 0) return nullptr;
-    std::fflush(nullptr);
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(fds[0]);
-        FILE *f = std::fopen(path.c_str(), "rb");
-        if (!f) _exit(1);
-        char buf[65536];
-        size_t n;
-        while ((n = std::fread(buf, 1, sizeof buf, f)) > 0)
-            if (write(fds[1], buf, n) != static_cast<ssize_t>(n)) _exit(2);
-        _exit(0);
-    }
-    close(fds[1]);
-    int saved = dup(STDIN_FILENO);
-    dup2(fds[0], STDIN_FILENO);
-    close(fds[0]);
-    psv_matrix *A = read("-", flags);
-    dup2(saved, STDIN_FILENO);
-    close(saved);
-    int st = 0;
-    waitpid(pid, &st, 0);
-    return A;
+    return test_files::with_stdin_pipe(path, [&] { return read("-", flags); });
 }
 
 void test_stdin_equals_file() {

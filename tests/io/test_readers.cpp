@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "check.h"
+#include "files.hpp"
 #include "core/coo.hpp"
 #include "core/error.hpp"
 #include "io/read.hpp"
@@ -492,36 +493,16 @@ void test_number_round_trip() {
 // Read `path` through a pipe on standard input, as `name` ("-" or "/dev/stdin"): a child
 // process writes the file's bytes into the pipe, so the reader sees a non-seekable input.
 std::pair<int, Coo> read_via_pipe(const std::string &path, const char *name) {
-    int fds[2];
-    if (pipe(fds) != 0) return {-1, Coo{}};
-    std::fflush(nullptr);
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(fds[0]);
-        FILE *f = std::fopen(path.c_str(), "rb");
-        if (!f) _exit(1);
-        char buf[65536];
-        size_t n;
-        while ((n = std::fread(buf, 1, sizeof buf, f)) > 0)
-            if (write(fds[1], buf, n) != static_cast<ssize_t>(n)) _exit(2);
-        _exit(0);
-    }
-    close(fds[1]);
-    int saved = dup(STDIN_FILENO);
-    dup2(fds[0], STDIN_FILENO);
-    close(fds[0]);
-    std::pair<int, Coo> r{0, Coo{}};
-    try {
-        r.second = psv::io::read_file(name, false);
-    } catch (const psv::Error &e) {
-        std::fprintf(stderr, "reading %s through %s: %s\n", path.c_str(), name, e.what());
-        r.first = e.status();
-    }
-    dup2(saved, STDIN_FILENO);  // the pipe's read end closes here (the writer may get SIGPIPE)
-    close(saved);
-    int st = 0;
-    waitpid(pid, &st, 0);
-    return r;
+    return test_files::with_stdin_pipe(path, [&] {
+        std::pair<int, Coo> r{0, Coo{}};
+        try {
+            r.second = psv::io::read_file(name, false);
+        } catch (const psv::Error &e) {
+            std::fprintf(stderr, "reading %s through %s: %s\n", path.c_str(), name, e.what());
+            r.first = e.status();
+        }
+        return r;
+    });
 }
 
 // Standard input ("-") and pipes read in one pass give what the file gives, every format, with
