@@ -52,6 +52,20 @@ template <class F> void each_piece(ContextCore *ctx, const psv_vector *v, F &&f)
         if (v->layout->size(p)) f(p, *ctx->parts[p].backend, v->layout->size(p));
 }
 
+// Where entry i of v lives: its backend, the values and presence arrays holding it (the owning
+// part's piece on a multi-part context) and its index there.
+struct Element {
+    Backend *be;
+    uint8_t *vals, *pres;
+    int64_t i;
+};
+Element element(ContextCore &ctx, const psv_vector &v, int64_t i) {
+    if (!v.layout) return {ctx.backend.get(), v.values.as<uint8_t>(), v.present.as<uint8_t>(), i};
+    int32_t p;
+    dist::locate(v, i, p, i);
+    return {ctx.parts[p].backend, v.piece_values[p].as<uint8_t>(), v.piece_present[p].as<uint8_t>(), i};
+}
+
 }  // namespace
 
 extern "C" {
@@ -286,15 +300,10 @@ psv_status psv_vector_set_element(psv_vector *v, int64_t i, const void *value) {
         std::lock_guard<std::recursive_mutex> g(ctx->mutex);
         check_index(v, i);
         const size_t vs = type_size(v->type);
-        Backend *be = ctx->backend.get();
-        uint8_t *vals = v->values.as<uint8_t>(), *pres = v->present.as<uint8_t>();
-        if (v->layout) {  // the owning part's piece
-            int32_t p;
-            dist::locate(*v, i, p, i);
-            be = ctx->parts[p].backend;
-            vals = v->piece_values[p].as<uint8_t>();
-            pres = v->piece_present[p].as<uint8_t>();
-        }
+        Element el = element(*ctx, *v, i);
+        Backend *be = el.be;
+        uint8_t *vals = el.vals, *pres = el.pres;
+        i = el.i;
         be->upload(vals + i * vs, value, vs);
         if (!v->full) {
             const uint8_t one = 1;
@@ -311,15 +320,10 @@ psv_status psv_vector_get_element(const psv_vector *v, int64_t i, void *value) {
         need(value, "value");
         std::lock_guard<std::recursive_mutex> g(ctx->mutex);
         check_index(v, i);
-        Backend *be = ctx->backend.get();
-        const uint8_t *vals = v->values.as<uint8_t>(), *pres = v->present.as<uint8_t>();
-        if (v->layout) {  // the owning part's piece
-            int32_t part;
-            dist::locate(*v, i, part, i);
-            be = ctx->parts[part].backend;
-            vals = v->piece_values[part].as<uint8_t>();
-            pres = v->piece_present[part].as<uint8_t>();
-        }
+        const Element el = element(*ctx, *v, i);
+        Backend *be = el.be;
+        const uint8_t *vals = el.vals, *pres = el.pres;
+        i = el.i;
         if (!v->full) {
             uint8_t p = 0;
             be->download(&p, pres + i, 1);
