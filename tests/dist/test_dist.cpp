@@ -1,4 +1,5 @@
-// Multi-part contexts (psv_context_create_multi) on the CPU backend: every call on 1, 2, 3 and 7
+// Multi-part contexts (psv_context_create_multi) on the backend PSV_TEST_BACKEND names (CUDA:
+// every part on device 0): every call on 1, 2, 3 and 7
 // parts against a one-part context -- PageRank (plain, personalized), HITS, RWR (single and
 // batch), psv_mxv with the common semirings and a runtime combination under masks,
 // accumulators and descriptors, vector and matrix calls; uneven and empty parts, parts without
@@ -10,10 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "psv/psv.h"  // before check.h: its test_backend()
 #include "check.h"
 #include "core/test_hooks.hpp"
 #include "dist/dist.hpp"
-#include "psv/psv.h"
 
 namespace {
 
@@ -48,7 +49,7 @@ Graph rmat(int scale, int edges_per_vertex, uint64_t seed) {
 
 psv_context *context(int32_t nparts) {
     psv_context *ctx = nullptr;
-    REQUIRE(psv_context_create_multi(PSV_BACKEND_CPU, nparts, nullptr, &ctx) == PSV_SUCCESS);
+    REQUIRE(psv_context_create_multi(test_backend(), nparts, nullptr, &ctx) == PSV_SUCCESS);  // CUDA: all on device 0
     return ctx;
 }
 
