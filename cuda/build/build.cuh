@@ -1,6 +1,7 @@
 // The device builders of the CUDA backend: column ranking, the tile-composite (and TILE-COO)
 // form, the CSR chunk plan, transpose, COO -> CSR and the pattern of A + A'.
 #pragma once
+#include <functional>
 #include <memory>
 
 #include "cuda/build/matrix.cuh"
@@ -40,7 +41,27 @@ ChunkPlan build_chunk_plan(CudaBackend &be, const CudaMatrix &M, const Policy &p
 // M's column ranking (rank_columns' col_order, rank_of and ranked_keys, read and left as they are).
 StreamPlan build_stream_plan(CudaBackend &be, const CudaMatrix &M, const Policy &p, size_t vb, const Buffer &col_order,
                              const Buffer &rank_of, const Buffer &ranked_keys);
-// Device transpose of a CSR (values carried) (transpose.cu).
+// Tuples delivered in chunks on the device (assemble.cu): deliver(first, n, rows, cols, vals)
+// writes tuples first .. first + n - 1 (n at most the chunk assemble_csr asks for) into the
+// int32 arrays rows and cols and, unless vals is nullptr (a pattern), values of the matrix's
+// value size, on the backend's stream; the same range gives the same tuples on every call. A
+// tuple whose row is negative is dropped; any other index outside the matrix is
+// PSV_ERROR_INVALID_INDEX.
+struct TupleChunks {
+    int64_t count = 0;
+    std::function<void(int64_t first, int64_t n, int32_t *rows, int32_t *cols, void *vals)> deliver;
+    // Each row's tuples arrive in increasing column order, without repeats (a transpose): the
+    // in-row sort is skipped.
+    bool rows_in_order = false;
+};
+// The CSR of the tuples (values of vs bytes, 0 for a pattern) into M's row_ptr, col, val, nvals,
+// nrows and ncols: counted, placed in delivery order, sorted within rows, and of tuples with one
+// (row, column) the first delivered kept; chunks and pieces sized to the policy and free memory.
+void assemble_csr(CudaBackend &be, int64_t nrows, int64_t ncols, size_t vs, const TupleChunks &src, CudaMatrix &M);
+// Device memory free now, the pool's cached blocks included.
+size_t device_free_bytes(CudaBackend &be);
+// Device transpose of a CSR (values carried), assembled from A's entries read by column
+// (transpose.cu).
 void transpose_csr(CudaBackend &be, const CudaMatrix &A, CudaMatrix &T);
 // The pattern of A + A' (square A) built on the device with A's options.
 std::unique_ptr<MatrixStore> symmetric_pattern(CudaBackend &be, const CudaMatrix &A);
