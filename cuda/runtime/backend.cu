@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "cuda/runtime/backend.cuh"
+#include "cuda/build/matrix.cuh"
 
 namespace psv {
 namespace cuda {
@@ -113,6 +114,13 @@ void CudaBackend::copy_to_device_pointer(void *dst, const void *src, size_t byte
 }
 
 int64_t CudaBackend::default_tile_width(size_t value_bytes) const { return policy_.tile_width_for(value_bytes); }
+
+// A and a transpose of its size within transpose_memory_share of the device's memory (the
+// matrix's policy: a constant of the device).
+bool CudaBackend::transpose_fits(const MatrixStore &A) const {
+    const auto &M = static_cast<const CudaMatrix &>(A);
+    return 2.0 * (double)M.device_bytes() <= M.policy.transpose_memory_share * (double)M.policy.global_bytes;
+}
 
 PerfModel CudaBackend::perf_model() const {
     PerfModel m;

@@ -141,6 +141,20 @@ typedef int32_t psv_option;
 #define PSV_OPT_WORKLOAD_SIZE  3  /* target non-zeros per warp workload; 0 = autotune         */
 #define PSV_OPT_KERNEL         4  /* a PSV_KERNEL_* value                                      */
 #define PSV_OPT_PROGRESS       5  /* 1: report progress of long loads and builds on stderr    */
+#define PSV_OPT_TRANSPOSE      6  /* how PageRank and HITS compute A'x: a PSV_TRANSPOSE_* value
+                                     (setting it rebuilds nothing; one-part contexts)         */
+
+/* PSV_OPT_TRANSPOSE values. The transpose, once built, is cached with the matrix (its
+   device_bytes count it) until the matrix's options change or it is freed. The push product
+   reads A alone: each entry (i, j) adds x(i) into y(j), summed in 64-bit fixed point scaled to
+   ||x||_1 (integer sums, so the result does not depend on their order); a term's rounding,
+   at most ||x||_1 2^-63, is below float rounding for every y(j) of at least ||x||_1 2^-38. The
+   two ways agree within float rounding; each is the same run to run. */
+#define PSV_TRANSPOSE_AUTO   0  /* cache A' where A and A' take at most half of the device's
+                                   memory (CUDA; the CPU backend always caches), else push     */
+#define PSV_TRANSPOSE_CACHE  1  /* build A' once and cache it                                  */
+#define PSV_TRANSPOSE_PUSH   2  /* never build A' for them: push from A (no memory beyond
+                                   one 8-byte sum per column)                                   */
 
 typedef int32_t psv_kernel;
 #define PSV_KERNEL_AUTO            0  /* CPU: tile-composite where building it fits
@@ -413,8 +427,9 @@ PSV_API psv_status psv_matrix_set_option(psv_matrix *A, psv_option option, int64
  * and PSV_KERNEL_CSR on CUDA, PSV_KERNEL_CSR on the CPU), the form is not kept: psv_matrix_info_get
  * and psv_matrix_tile_info build it to describe it and release it again (device_bytes does not
  * count it). On the CPU backend they do so only where its construction fits the host memory
- * available; otherwise the form's fields (tile_width to workload_size) are 0 and the matrix has
- * no tiles to describe.
+ * available, on CUDA only where the form can hold the matrix (at most 2^32 - 1 entries) and the
+ * matrix with it would take at most half of the device's memory; otherwise the form's fields
+ * (tile_width to workload_size) are 0 and the matrix has no tiles to describe.
  */
 typedef struct psv_matrix_info {
     int64_t nrows, ncols, nvals;

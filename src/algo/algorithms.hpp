@@ -8,11 +8,12 @@
 
 namespace psv {
 
-// LAGr_PageRank on the pattern of A (AT is A's transpose store). rank receives n fp32 ranks in
+// LAGr_PageRank on the pattern of A (AT: A's transpose store, or nullptr: the A' products push
+// from A, Backend::pattern_product_transposed). rank receives n fp32 ranks in
 // the backend's memory; iterations the count run. Returns whether it converged. personal (n
 // fp32 values in the backend's memory, summing to 1, or nullptr for uniform) is the teleport
 // vector; the rank of dangling vertices is spread by it too (networkx's convention).
-bool pagerank(Backend &be, AlgoSteps &st, const MatrixStore &A, const MatrixStore &AT, double damping,
+bool pagerank(Backend &be, AlgoSteps &st, const MatrixStore &A, const MatrixStore *AT, double damping,
               double tolerance, int32_t max_iterations, Buffer &rank, int32_t &iterations,
               const float *personal = nullptr);
 
@@ -31,10 +32,11 @@ void set_hits_form(psv_context *ctx, HitsForm form);
 // [0 A'; A 0] (2n x 2n pattern) built from A's tuples with A's format options.
 std::unique_ptr<MatrixStore> hits_stacked_matrix(Backend &be, const MatrixStore &A);
 
-// HITS on the pattern of A. Separate needs A and AT; Stacked needs M = hits_stacked_matrix(A).
+// HITS on the pattern of A. Separate needs A and AT (or nullptr: a = A' h pushed from A);
+// Stacked needs M = hits_stacked_matrix(A).
 // hubs and authorities receive n fp32 values each in the backend's memory. Returns whether it
 // converged: ||a - a_prev||_1 + ||h - h_prev||_1 <= tolerance.
-bool hits_separate(Backend &be, AlgoSteps &st, const MatrixStore &A, const MatrixStore &AT, double tolerance,
+bool hits_separate(Backend &be, AlgoSteps &st, const MatrixStore &A, const MatrixStore *AT, double tolerance,
                    int32_t max_iterations, Buffer &hubs, Buffer &authorities,
                    int32_t &iterations);
 bool hits_stacked(Backend &be, AlgoSteps &st, const MatrixStore &M, double tolerance, int32_t max_iterations,

@@ -44,7 +44,7 @@ std::unique_ptr<MatrixStore> hits_stacked_matrix(Backend &be, const MatrixStore 
 }
 
 
-bool hits_separate(Backend &be, AlgoSteps &st, const MatrixStore &A, const MatrixStore &AT, double tolerance,
+bool hits_separate(Backend &be, AlgoSteps &st, const MatrixStore &A, const MatrixStore *AT, double tolerance,
                    int32_t max_iterations, Buffer &hubs, Buffer &authorities, int32_t &iterations) {
     const int64_t n = A.nrows;
     const size_t bytes = (size_t)n * sizeof(float);
@@ -62,7 +62,7 @@ bool hits_separate(Backend &be, AlgoSteps &st, const MatrixStore &A, const Matri
     double *tot_a = scalars.as<double>(), *tot_h = tot_a + 1, *diffs = tot_a + 2;
     bool converged = false;
     while (iterations < max_iterations) {
-        pattern_product(be, AT, h_prev.as<float>(), a.as<float>());
+        transposed_product(be, A, AT, h_prev.as<float>(), a.as<float>());
         st.sum(n, a.as<float>(), tot_a);
         st.normalize_diff(n, a.as<float>(), tot_a, a_prev.as<float>(), diffs);
         pattern_product(be, A, a.as<float>(), h.as<float>());

@@ -1,6 +1,6 @@
 // PageRank as LAGraph's LAGr_PageRank defines it (see psv.h). Each iteration is three calls --
 // the step scaling by inverse out-degree (with the dangling sum, AlgoSteps::pagerank_scale), the
-// backend's product t = A' w (plus-second), and the step of the fused rank update with the L1
+// backend's product t = A' w (plus-second; on the transpose, or pushed from A), and the step of the fused rank update with the L1
 // difference and the convergence test (AlgoSteps::pagerank_update, into a LoopState in backend
 // memory). The backend's run_loop repeats it: on CUDA several iterations per host round trip
 // for a small matrix, the steps doing nothing past the converged iteration, so the rank and the
@@ -11,7 +11,7 @@
 
 namespace psv {
 
-bool pagerank(Backend &be, AlgoSteps &st, const MatrixStore &A, const MatrixStore &AT, double damping,
+bool pagerank(Backend &be, AlgoSteps &st, const MatrixStore &A, const MatrixStore *AT, double damping,
               double tolerance, int32_t max_iterations, Buffer &rank, int32_t &iterations,
               const float *personal) {
     const int64_t n = A.nrows;
@@ -34,10 +34,10 @@ bool pagerank(Backend &be, AlgoSteps &st, const MatrixStore &A, const MatrixStor
     st.run_loop(
         [&] {
             st.pagerank_scale(n, r.as<float>(), inv.as<float>(), w.as<float>(), dangling.as<double>(), sd);
-            pattern_product(be, AT, w.as<float>(), t.as<float>());
+            transposed_product(be, A, AT, w.as<float>(), t.as<float>());
             st.pagerank_update(n, t.as<float>(), r.as<float>(), damping, dangling.as<double>(), personal, sd);
         },
-        sd, AT.nvals, s);
+        sd, A.nvals, s);
     iterations = s.iterations;
     rank = std::move(r);
     return s.converged != 0;

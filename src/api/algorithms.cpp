@@ -73,17 +73,17 @@ psv_status psv_pagerank(psv_vector **rank, int32_t *iterations, const psv_matrix
         check_square(A, "PageRank");
         check_damping(damping);
         check_iteration(tolerance, max_iterations);
-        const MatrixStore &AT = effective_store(A, true);
         if (const dist::PartitionedStore *PA = dist::as_partitioned(*A->store)) {
             dist::Result r;
             int32_t iters = 0;
-            const bool converged = dist::pagerank(*PA, *dist::as_partitioned(AT), damping, tolerance, max_iterations,
-                                                  nullptr, r, iters);
+            const bool converged = dist::pagerank(*PA, *dist::as_partitioned(effective_store(A, true)), damping, tolerance,
+                                                  max_iterations, nullptr, r, iters);
             *rank = adopt_pieces(A->ctx, PSV_FP32, A->store->nrows, r.layout, std::move(r.pieces));
             return delivered(ctx, "psv_pagerank", converged, iters, iterations);
         }
         Buffer r;
         int32_t iters = 0;
+        const MatrixStore *AT = transpose_for_products(A, *ctx->backend);
         const bool converged = pagerank(*ctx->backend, *ctx->steps, *A->store, AT, damping, tolerance, max_iterations, r, iters);
         *rank = adopt_vector(A->ctx, PSV_FP32, A->store->nrows, std::move(r));
         return delivered(ctx, "psv_pagerank", converged, iters, iterations);
@@ -122,11 +122,12 @@ psv_status psv_hits(psv_vector **hubs, psv_vector **authorities, int32_t *iterat
         Buffer h, a;
         int32_t iters = 0;
         bool converged;
-        if (hits_form(*ctx, *A->store) == HitsForm::Stacked) {
+        // the stacked form holds A and A' (in one matrix): only where a transpose would be built
+        if (!products_push(A, be) && hits_form(*ctx, *A->store) == HitsForm::Stacked) {
             auto M = hits_stacked_matrix(be, *A->store);
             converged = hits_stacked(be, *ctx->steps, *M, tolerance, max_iterations, h, a, iters);
         } else {
-            const MatrixStore &AT = effective_store(A, true);
+            const MatrixStore *AT = transpose_for_products(A, be);
             converged = hits_separate(be, *ctx->steps, *A->store, AT, tolerance, max_iterations, h, a, iters);
         }
         const int64_t n = A->store->nrows;
@@ -197,7 +198,7 @@ psv_status psv_pagerank_personalized(psv_vector **rank, int32_t *iterations, con
         }
         Buffer personal(&be, (size_t)n * sizeof(float));
         if (n) be.upload(personal.get(), p.data(), (size_t)n * sizeof(float));
-        const MatrixStore &AT = effective_store(A, true);
+        const MatrixStore *AT = transpose_for_products(A, be);
         Buffer r;
         int32_t iters = 0;
         const bool converged = pagerank(be, *ctx->steps, *A->store, AT, damping, tolerance, max_iterations, r, iters,

@@ -218,6 +218,10 @@ psv_status psv_matrix_set_option(psv_matrix *A, psv_option option, int64_t value
         check_option(option, value);
         FormatOptions o = A->store->options;
         set_option(o, option, value);
+        if (option == PSV_OPT_TRANSPOSE) {  // how A' products run: nothing to rebuild
+            A->store->options = o;
+            return PSV_SUCCESS;
+        }
         A->store->rebuild(o);
         A->transpose.reset();
         return PSV_SUCCESS;

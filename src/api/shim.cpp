@@ -28,6 +28,10 @@ void check_option(psv_option option, int64_t value) {
     case PSV_OPT_PROGRESS:
         if (value != 0 && value != 1) fail(PSV_ERROR_INVALID_VALUE, "progress is 0 or 1");
         return;
+    case PSV_OPT_TRANSPOSE:
+        if (value < PSV_TRANSPOSE_AUTO || value > PSV_TRANSPOSE_PUSH)
+            fail(PSV_ERROR_INVALID_VALUE, "transpose is PSV_TRANSPOSE_AUTO, PSV_TRANSPOSE_CACHE or PSV_TRANSPOSE_PUSH");
+        return;
     default:
         fail(PSV_ERROR_INVALID_VALUE, format("%d is not a psv_option", (int)option));
     }
@@ -39,6 +43,7 @@ void set_option(FormatOptions &o, psv_option option, int64_t value) {
     case PSV_OPT_MAX_TILES: o.max_tiles = value; break;
     case PSV_OPT_WORKLOAD_SIZE: o.workload_size = value; break;
     case PSV_OPT_KERNEL: o.kernel = (psv_kernel)value; break;
+    case PSV_OPT_TRANSPOSE: o.transpose = (int32_t)value; break;
     default: o.progress = value != 0; break;
     }
 }

@@ -114,6 +114,17 @@ inline const MatrixStore &effective_store(const psv_matrix *A, bool transpose) {
     return *m->transpose;
 }
 
+// A' for PageRank's and HITS's products (one-part contexts): the transpose -- cached, or built
+// now and cached -- where A's PSV_OPT_TRANSPOSE asks for it (AUTO: where the backend's budget
+// holds both), else nullptr: the products push from A (transposed_product).
+inline bool products_push(const psv_matrix *A, const Backend &be) {
+    const int32_t mode = A->store->options.transpose;
+    return mode == PSV_TRANSPOSE_PUSH || (mode == PSV_TRANSPOSE_AUTO && !be.transpose_fits(*A->store));
+}
+inline const MatrixStore *transpose_for_products(const psv_matrix *A, const Backend &be) {
+    return products_push(A, be) ? nullptr : &effective_store(A, true);
+}
+
 // ---- shared by several families (shim.cpp) ----
 
 void check_type(psv_type t);

@@ -136,6 +136,19 @@ public:
     // T = A (+).(second) U over A's pattern for k vectors at once (U: ncols x k, T: nrows x k,
     // row-major): the matrix is read once for all k. Every entry of U is present.
     virtual void spmm_pattern(const MatrixStore &A, int32_t k, const float *U, float *T) = 0;
+
+    // t = A' (+).(second) u over A's pattern, one fp32 vector, read from A alone (the push
+    // product: no transpose): each entry (i, j) adds u(i) into t(j), summed in 64-bit fixed point
+    // scaled to ||u||_1 (integer sums: the same whatever their order), t(j) = 0 for a column
+    // without entries. u (nrows finite values) and t (ncols) are in the backend's memory.
+    virtual void pattern_product_transposed(const MatrixStore &A, const float *u, float *t) = 0;
+    // PSV_TRANSPOSE_AUTO: whether A' products cache A's transpose (A and it fit the backend's
+    // budget for them) rather than push from A. A constant rule of the matrix and the machine,
+    // so that the results are the same run to run.
+    virtual bool transpose_fits(const MatrixStore &A) const {
+        (void)A;
+        return true;
+    }
 };
 
 // t = M (+).(second) u over M's pattern, one fp32 vector: the product of PageRank, HITS and (on
@@ -149,6 +162,13 @@ inline void pattern_product(Backend &be, const MatrixStore &M, const float *u, f
     sa.u = u;
     sa.t = t;
     be.spmv(sa);
+}
+
+// t = A' (+).(second) u (PageRank's and HITS's A' products): on AT, A's transpose, where the
+// caller holds one, else pushed from A (Backend::pattern_product_transposed).
+inline void transposed_product(Backend &be, const MatrixStore &A, const MatrixStore *AT, const float *u, float *t) {
+    if (AT) pattern_product(be, *AT, u, t);
+    else be.pattern_product_transposed(A, u, t);
 }
 
 // Backends available in this build. create_cuda_backend throws PSV_ERROR_BACKEND_UNAVAILABLE

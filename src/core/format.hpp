@@ -38,6 +38,7 @@ struct FormatOptions {
     int64_t workload_size = 0;  // 0: autotune per tile (Algorithm 2)
     psv_kernel kernel = PSV_KERNEL_AUTO;
     bool progress = false;
+    int32_t transpose = PSV_TRANSPOSE_AUTO;  // PSV_OPT_TRANSPOSE: how A' products run
     // Bytes the CPU backend may add to a matrix's CSR for forms it may skip (AUTO's padded form,
     // a transient one that describes it); 0: the host memory available (host_memory_left).
     // Internal: tests set it to take the memory-budget path on a small machine-independent scale.

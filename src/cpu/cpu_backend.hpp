@@ -147,6 +147,7 @@ public:
     void spmv(const SpmvArgs &a) override;
     void assign(const AssignArgs &a) override;
     void spmm_pattern(const MatrixStore &A, int32_t k, const float *U, float *T) override;
+    void pattern_product_transposed(const MatrixStore &A, const float *u, float *t) override;
 };
 
 

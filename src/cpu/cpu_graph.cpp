@@ -51,5 +51,31 @@ void CpuBackend::spmm_pattern(const MatrixStore &A, int32_t k, const float *U, f
     }
 }
 
+// The push product (Backend::pattern_product_transposed): each row's u(i), in fixed point scaled
+// to ||u||_1, added into its columns' 64-bit sums by integer atomics (exact: their order does
+// not matter).
+void CpuBackend::pattern_product_transposed(const MatrixStore &A, const float *u, float *t) {
+    const CsrHost &csr = static_cast<const CpuMatrix &>(A).csr;
+    std::vector<int64_t> acc((size_t)csr.ncols, 0);  // before any write to t: a bad_alloc leaves it untouched
+    double l1 = 0.0;
+    for (int64_t i = 0; i < csr.nrows; ++i) l1 += std::fabs((double)u[i]);
+    int x = 0;
+    std::frexp(l1, &x);
+    const int e = 62 - x;  // every sum below 2^62 once scaled
+    const int64_t *rp = csr.row_ptr.data();
+    const int32_t *col = csr.col.data();
+    int64_t *a = acc.data();
+#pragma omp parallel for schedule(dynamic, 1024)
+    for (int64_t i = 0; i < csr.nrows; ++i) {
+        const int64_t v = std::llrint(std::scalbn((double)u[i], e));
+        if (v == 0) continue;
+        for (int64_t q = rp[i]; q < rp[i + 1]; ++q) {
+#pragma omp atomic
+            a[col[q]] += v;
+        }
+    }
+    for (int64_t j = 0; j < csr.ncols; ++j) t[j] = (float)std::scalbn((double)a[j], -e);
+}
+
 }  // namespace cpu
 }  // namespace psv

@@ -79,9 +79,9 @@ static double pagerank_iteration_time(Backend &be, const MatrixStore &M, bool wa
     auto steps = create_algo_steps(be);
     Buffer r;
     int32_t it = 0;
-    if (warm) pagerank(be, *steps, M, *MT, 0.85, 0.0, 2, r, it);
+    if (warm) pagerank(be, *steps, M, MT.get(), 0.85, 0.0, 2, r, it);
     const auto t0 = clk::now();
-    pagerank(be, *steps, M, *MT, 0.85, 0.0, 20, r, it);
+    pagerank(be, *steps, M, MT.get(), 0.85, 0.0, 20, r, it);
     return secs(t0) / it;
 }
 

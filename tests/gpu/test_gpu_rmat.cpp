@@ -93,8 +93,8 @@ int main(int argc, char **argv) {
         auto MTg = Mg->transposed();
         Buffer rc, rg;
         int32_t ic = 0, ig = 0;
-        pagerank(*cpu, *create_algo_steps(*cpu), *Mc, *MTc, 0.85, 1e-6, 100, rc, ic);
-        pagerank(*gpu, *create_algo_steps(*gpu), *Mg, *MTg, 0.85, 1e-6, 100, rg, ig);
+        pagerank(*cpu, *create_algo_steps(*cpu), *Mc, MTc.get(), 0.85, 1e-6, 100, rc, ic);
+        pagerank(*gpu, *create_algo_steps(*gpu), *Mg, MTg.get(), 0.85, 1e-6, 100, rg, ig);
         std::vector<float> a((size_t)A.nrows), b((size_t)A.nrows);
         std::memcpy(a.data(), rc.get(), a.size() * 4);
         gpu->download(b.data(), rg.get(), b.size() * 4);
