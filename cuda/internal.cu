@@ -49,6 +49,33 @@ std::unique_ptr<MatrixStore> build_from_device_coo(Backend &be, int64_t nrows, i
     return coo_to_matrix(as_cuda(be), nrows, ncols, type, nnz, rows, cols, values, opt);
 }
 
+std::unique_ptr<MatrixStore> build_from_device_chunks(Backend &be, int64_t nrows, int64_t ncols, psv_type type,
+                                                      bool pattern, int64_t count, const DeliverTuples &deliver,
+                                                      const FormatOptions &opt) {
+    CudaBackend &cb = as_cuda(be);
+    cb.activate();
+    auto M = std::make_unique<CudaMatrix>(&cb);
+    M->type = type;
+    M->pattern = pattern;
+    TupleChunks src;
+    src.count = count;
+    src.deliver = deliver;
+    assemble_csr(cb, nrows, ncols, pattern ? 0 : type_size(type), src, *M);
+    finish_matrix(cb, *M, opt);
+    return M;
+}
+
+void csr_arrays(const psv_matrix *A, const int64_t **row_ptr, const int32_t **col, const void **values) {
+    const CudaMatrix &M = as_cuda(store_of(A));
+    *row_ptr = M.row_ptr.as<int64_t>();
+    *col = M.col.as<int32_t>();
+    *values = M.pattern ? nullptr : M.val.get();
+}
+
+size_t pool_in_use_bytes(Backend &be) { return as_cuda(be).pool().in_use_bytes(); }
+size_t pool_peak_bytes(Backend &be) { return as_cuda(be).pool().peak_bytes(); }
+void reset_pool_peak(Backend &be) { as_cuda(be).pool().reset_peak(); }
+
 void *stream_of(Backend &be) { return as_cuda(be).stream(); }
 void synchronize(Backend &be) { as_cuda(be).sync(); }
 size_t pool_cached_bytes(Backend &be) { return as_cuda(be).pool().cached_bytes(); }

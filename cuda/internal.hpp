@@ -5,6 +5,7 @@
 // (cuda/unavailable.cpp).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -33,6 +34,26 @@ std::unique_ptr<MatrixStore> build_from_device_coo(Backend &be, int64_t nrows, i
                                                    psv_type type, int64_t nnz, const int32_t *rows_d,
                                                    const int32_t *cols_d, const void *values_d,
                                                    const FormatOptions &opt);
+
+// Tuples produced on the device in chunks (a generator), built in two passes over them with the
+// peak near the final size (streamed construction, cuda/build/assemble.cu): deliver(first, n,
+// rows, cols, values) writes tuples first .. first + n - 1 into the int32 device arrays rows and
+// cols and, for a valued matrix (pattern false), n values of `type` into values (nullptr for a
+// pattern), on the context's stream (stream_of); the same range must give the same tuples each
+// time. A negative row drops the tuple; of tuples with one (row, column) the first is kept.
+using DeliverTuples = std::function<void(int64_t first, int64_t n, int32_t *rows, int32_t *cols, void *values)>;
+std::unique_ptr<MatrixStore> build_from_device_chunks(Backend &be, int64_t nrows, int64_t ncols, psv_type type,
+                                                      bool pattern, int64_t count, const DeliverTuples &deliver,
+                                                      const FormatOptions &opt);
+
+// A CUDA matrix's CSR in device memory (values nullptr for a pattern), for the bench's cuSPARSE
+// side by side on the same arrays; valid while the handle lives.
+void csr_arrays(const psv_matrix *A, const int64_t **row_ptr, const int32_t **col, const void **values);
+
+// The device pool's live bytes, and their most since the last reset_pool_peak.
+size_t pool_in_use_bytes(Backend &be);
+size_t pool_peak_bytes(Backend &be);
+void reset_pool_peak(Backend &be);
 
 // The context's stream (cudaStream_t) and a synchronisation of it.
 void *stream_of(Backend &be);

@@ -26,6 +26,14 @@ std::unique_ptr<MatrixStore> build_from_device_coo(Backend &, int64_t, int64_t, 
                                                    const int32_t *, const void *, const FormatOptions &) {
     unavailable();
 }
+std::unique_ptr<MatrixStore> build_from_device_chunks(Backend &, int64_t, int64_t, psv_type, bool, int64_t,
+                                                      const DeliverTuples &, const FormatOptions &) {
+    unavailable();
+}
+void csr_arrays(const psv_matrix *, const int64_t **, const int32_t **, const void **) { unavailable(); }
+size_t pool_in_use_bytes(Backend &) { unavailable(); }
+size_t pool_peak_bytes(Backend &) { unavailable(); }
+void reset_pool_peak(Backend &) { unavailable(); }
 void *stream_of(Backend &) { unavailable(); }
 void synchronize(Backend &) { unavailable(); }
 size_t pool_cached_bytes(Backend &) { unavailable(); }

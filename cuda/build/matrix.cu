@@ -176,10 +176,22 @@ FormSummary summarize(CudaBackend &be, const TcForm &F, const ColumnStats &cs) {
 
 }  // namespace
 
-// The summary of the kept form, or of one built here and released again.
+// The summary of the kept form, or of one built here and released again -- where the form can
+// hold the matrix (at most 2^32 - 1 entries) and the CSR with it fits the policy's share of
+// device memory (a constant of the device); otherwise a summary without tiles.
 const FormSummary &CudaMatrix::summary() const {
     if (summary_) return *summary_;
     be_->activate();
+    if (!form_) {
+        const double vb = pattern ? 0.0 : (double)type_size(type);
+        const double form_bytes = (4.0 + vb) * 1.25 * (double)nvals + 8.0 * (double)ncols;  // padded: ~1.1-1.2 slots per entry
+        if (nvals > (int64_t)UINT32_MAX ||
+            (double)device_bytes() + form_bytes > policy.plan_memory_share * (double)policy.global_bytes) {
+            summary_ = std::make_unique<FormSummary>();
+            summary_->columns = columns;
+            return *summary_;
+        }
+    }
     std::unique_ptr<TcForm> transient;
     ColumnStats cs = columns;
     const TcForm &F = kept_or_transient_form(transient, cs);
@@ -204,7 +216,7 @@ void CudaMatrix::info(psv_matrix_info &o) const {
     o.workloads = s.n_workloads;
     o.stored_entries = s.slots;
     o.padding_ratio = nvals ? (double)o.stored_entries / (double)nvals : 1.0;
-    o.bytes = (int64_t)(ncols * 4 + s.tiles.size() * sizeof(Tile) + s.n_workloads * sizeof(Workload) +
+    o.bytes = s.tile_width == 0 ? 0 : (int64_t)(ncols * 4 + s.tiles.size() * sizeof(Tile) + s.n_workloads * sizeof(Workload) +
                         s.n_rows * 4 + s.n16 * 2 + s.n32 * 4 +
                         (pattern ? 0 : s.slots * (int64_t)type_size(type)));
     o.workload_size = s.tiles.empty() ? 0 : s.tiles[0].workload_size;

@@ -74,8 +74,17 @@ int64_t auto_hot(const CudaMatrix &M, const ColumnStats &cs, const Policy &p, si
 // reads of x are bound by the L2's random-read rate.
 bool auto_stream(const CudaMatrix &M, const ColumnStats &cs, const Policy &p, size_t vb) {
     const double x_bytes = (double)M.ncols * (double)vb;
-    return p.stream_auto && power_law(M, cs, p) && M.nvals >= p.stream_min_entries && (int64_t)vb <= p.stream_max_value_bytes &&
-           x_bytes > p.stream_l2_share * (double)p.l2_bytes;
+    return p.stream_auto && power_law(M, cs, p) && M.nvals >= p.stream_min_entries && M.nvals <= (int64_t)UINT32_MAX &&
+           (int64_t)vb <= p.stream_max_value_bytes && x_bytes > p.stream_l2_share * (double)p.l2_bytes;
+}
+
+// AUTO's ranked and hot plans store a 4-byte column code per entry beside the CSR: only where
+// the CSR with it stays within plan_memory_share of the device's memory (a constant of the
+// device, so the plan, and with it every result, is the same run to run); beyond, the plain
+// plan reads the CSR's own columns and the matrix keeps its lean footprint.
+bool encoded_columns_fit(const CudaMatrix &M, const Policy &p, size_t vb) {
+    const double csr = 8.0 * (double)(M.nrows + 1) + (4.0 + (M.pattern ? 0.0 : (double)vb)) * (double)M.nvals;
+    return csr + 4.0 * (double)M.nvals <= p.plan_memory_share * (double)p.global_bytes;
 }
 
 // Lanes per row for the CSR (vector) kernel: about csr_entries_per_lane entries per lane for a
@@ -107,10 +116,12 @@ void CudaMatrix::rebuild(const FormatOptions &opt) {
     const size_t vb = pattern ? 4 : type_size(type);
     const FormParams fp = form_params(opt, p, vb, opt.kernel == PSV_KERNEL_TILE_COO);
     if (fp.tile_width <= 0) fail(PSV_ERROR_INVALID_VALUE, "tile width must be positive");
-    if (nvals > (int64_t)UINT32_MAX)
-        fail(PSV_ERROR_NOT_IMPLEMENTED, "the CUDA builder handles at most 2^32-1 entries per matrix");
     psv_kernel k = opt.kernel;
     const bool tiles = k == PSV_KERNEL_TILE_COMPOSITE || k == PSV_KERNEL_TILE_COO;
+    if ((tiles || k == PSV_KERNEL_STREAM) && nvals > (int64_t)UINT32_MAX)
+        fail(PSV_ERROR_NOT_IMPLEMENTED, format("the %s holds at most 2^32 - 1 entries (32-bit entry indices); this "
+                                               "matrix has %lld: PSV_KERNEL_AUTO or PSV_KERNEL_CSR serve it",
+                                               tiles ? "tile-composite form" : "streamed plan", (long long)nvals));
     if (opt.progress && nvals > p.progress_min_entries)
         std::fprintf(stderr, "psv: building the %s of %lld entries on the GPU...\n",
                      tiles ? "tile-composite form" : "SpMV plan", (long long)nvals);
@@ -128,9 +139,11 @@ void CudaMatrix::rebuild(const FormatOptions &opt) {
     int64_t hot = 0, prefix = ncols;
     if (k == PSV_KERNEL_AUTO && auto_stream(*this, cs, p, vb)) k = PSV_KERNEL_STREAM;
     if (k == PSV_KERNEL_AUTO) {
-        hot = auto_hot(*this, cs, p, vb);
-        ranked = auto_ranked(*this, cs, p, hot);
-        prefix = auto_ranked_prefix(*this, p, hot, vb);
+        if (encoded_columns_fit(*this, p, vb)) {
+            hot = auto_hot(*this, cs, p, vb);
+            ranked = auto_ranked(*this, cs, p, hot);
+            prefix = auto_ranked_prefix(*this, p, hot, vb);
+        }
         k = PSV_KERNEL_CSR;
     }
     StreamPlan sp;  // an empty matrix's STREAM runs the CSR kernel (no plan)

@@ -42,8 +42,12 @@ void *DevicePool::allocate(size_t bytes) {
     }
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
-        if (e == cudaErrorMemoryAllocation)
-            fail(PSV_ERROR_OUT_OF_MEMORY, format("device out of memory (%zu bytes)", bytes));
+        if (e == cudaErrorMemoryAllocation) {
+            size_t free_b = 0, total_b = 0;
+            if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) (void)cudaGetLastError();
+            fail(PSV_ERROR_OUT_OF_MEMORY, format("device out of memory: %zu bytes asked, %zu free of %zu (psv holds %zu)",
+                                                 bytes, free_b, total_b, in_use_));
+        }
         throw_cuda(e, "cudaMalloc", __FILE__, __LINE__);
     }
     try {

@@ -10,6 +10,7 @@ Policy select_policy(const DeviceTraits &d) {
     Policy p;
     p.sms = d.sms;
     p.l2_bytes = d.l2_bytes;
+    p.global_bytes = d.global_bytes;
     p.smem_per_sm = d.smem_per_sm;
     p.smem_optin = d.smem_optin;
     // 8 blocks per SM pay from 8 waves of chunks on; below, each block's load chain counts more

@@ -33,6 +33,7 @@ struct Policy {
     size_t l2_bytes = 50u << 20;
     size_t smem_per_sm = 228 * 1024;
     size_t smem_optin = 227 * 1024;
+    size_t global_bytes = 80ull << 30;  // device memory
 
     // ---- CSR chunk plan and kernel (PSV_KERNEL_CSR, and AUTO) ----
     // csr_chunk_kernel runs kChunkBlocksManyWaves blocks per SM on a matrix of at least this many
@@ -70,6 +71,17 @@ struct Policy {
     int64_t stream_min_entries = 1 << 24;  // AUTO streams power-law matrices of this many entries
     double stream_l2_share = 0.25;       // ... whose x exceeds this share of L2
     int64_t stream_max_value_bytes = 4;  // AUTO streams values of at most this size
+    // ---- device memory (docs/design.md, "Device memory") ----
+    // Streamed construction (assemble.cu): tuples per chunk of a pass, entries per piece of the
+    // in-row sort; fewer where free memory is short. The result does not depend on either.
+    int64_t assemble_chunk = 1 << 27;
+    int64_t assemble_piece = 1 << 28;
+    // AUTO's ranked and hot plans add a 4-byte column code per entry (ChunkPlan::col_enc): kept
+    // where the matrix with it takes at most this share of device memory, else the plain plan.
+    double plan_memory_share = 0.5;
+    // A' products (PageRank, HITS) cache the transpose where A and it take at most this share of
+    // device memory (PSV_TRANSPOSE_AUTO), else run on A alone (the push product).
+    double transpose_memory_share = 0.5;
     // ---- context ----
     size_t pool_cache_bytes = 0;          // the device pool keeps at most this much cached
     int64_t progress_min_entries = 20000000;  // PSV_OPT_PROGRESS reports builds above this

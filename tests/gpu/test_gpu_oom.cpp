@@ -4,6 +4,8 @@
 // context then still works.
 #include <cuda_runtime.h>
 
+#include <cstring>
+
 #include "core/error.hpp"
 #include "core/objects.hpp"
 #include "cuda/internal.hpp"
@@ -54,6 +56,8 @@ int main() {
         psv_matrix *A = nullptr;
         const psv_status st = psv_matrix_build(ctx, PSV_FP32, n, n, m, rows.data(), cols.data(), nullptr, PSV_NOOP, &A);
         CHECK_MSG(st == PSV_ERROR_OUT_OF_MEMORY, "build returned %d (%s)", (int)st, psv_context_last_error(ctx));
+        const char *msg = psv_context_last_error(ctx);  // the bytes asked and free
+        CHECK_MSG(std::strstr(msg, "bytes asked") && std::strstr(msg, "free of"), "message: %s", msg);
         CHECK(A == nullptr);
         cuda::pool_trim(be);
         size_t free2 = 0;
