@@ -128,6 +128,8 @@ struct Opts {
     int64_t rwr_max_nnz = 20000000, algo_max_nnz = 600000000;
     int alg_reps = 1;  // timed calls of each algorithm (median), after a warm-up where one is needed
     uint64_t seed = 20261121;
+    bool capacity_weighted = false;          // --capacity: fp32 weights (else a pattern)
+    int32_t capacity_transpose = PSV_TRANSPOSE_AUTO;  // --capacity: PageRank's A' products
     std::string json, csv, svg;
     struct Variant {
         std::string name;
@@ -237,6 +239,12 @@ inline double eff_share_of(double bytes, double ms) { return bytes / (ms * 1e-3)
 constexpr int kNumKernels = 5;
 extern const psv_kernel kKernels[kNumKernels];
 extern const char *kCsName[3];
+
+// ---- capacity.cu ----------------------------------------------------------------------------------
+
+// --capacity rmat:SCALE[:EF]: streamed construction of R-MAT generated in chunks, SpMV beside
+// cuSPARSE where it fits, PageRank to convergence; device bytes per edge at each stage.
+void bench_capacity(const std::string &spec, bool weighted, int32_t transpose_mode);
 
 // ---- generate.cu ----------------------------------------------------------------------------------
 

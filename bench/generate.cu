@@ -12,9 +12,11 @@ namespace {
 
 __device__ inline float unit_float(uint64_t h) { return ((float)(h >> 40) + 1.0f) * (1.0f / 16777216.0f); }  // (0, 1]
 
-__global__ void rmat_kernel(int64_t m, int scale, uint64_t seed, int32_t *src, int32_t *dst) {
+// Edges first .. first + m - 1 of the R-MAT stream (each a function of its number alone).
+__global__ void rmat_kernel(int64_t first, int64_t m, int scale, uint64_t seed, int32_t *src, int32_t *dst) {
     const float a = 0.57f, b = 0.19f, c = 0.19f;
-    GLOOP(e, m) {
+    GLOOP(k, m) {
+        const int64_t e = first + k;
         uint32_t r = 0, q = 0;
         uint64_t h = 0;
         for (int l = 0; l < scale; ++l) {
@@ -31,8 +33,8 @@ __global__ void rmat_kernel(int64_t m, int scale, uint64_t seed, int32_t *src, i
                 q |= bit;
             }
         }
-        src[e] = (int32_t)r;
-        dst[e] = (int32_t)q;
+        src[k] = (int32_t)r;
+        dst[k] = (int32_t)q;
     }
 }
 __global__ void random_keys_kernel(int64_t n, uint64_t seed, uint32_t *key, int32_t *id) {
@@ -41,14 +43,14 @@ __global__ void random_keys_kernel(int64_t n, uint64_t seed, uint32_t *key, int3
         id[i] = (int32_t)i;
     }
 }
-__global__ void relabel_kernel(int64_t m, const int32_t *perm, int32_t *a, int32_t *b) {
+__global__ void relabel_kernel(int64_t m, const int32_t *__restrict__ perm, int32_t *a, int32_t *b) {
     GLOOP(e, m) {
         a[e] = perm[a[e]];
         b[e] = perm[b[e]];
     }
 }
-__global__ void random_values_kernel(int64_t m, uint64_t seed, float *v) {
-    GLOOP(e, m) v[e] = unit_float(mix64(seed ^ (0x5151ull << 48) ^ (uint64_t)e));
+__global__ void random_values_kernel(int64_t first, int64_t m, uint64_t seed, float *v) {
+    GLOOP(k, m) v[k] = unit_float(mix64(seed ^ (0x5151ull << 48) ^ (uint64_t)(first + k)));
 }
 __global__ void stencil_kernel(int64_t N, int32_t *row, int32_t *col) {
     const int64_t n = N * N * N;
@@ -63,6 +65,35 @@ __global__ void stencil_kernel(int64_t N, int32_t *row, int32_t *col) {
     }
 }
 
+}  // namespace
+
+// The random relabelling of R-MAT's vertices: a permutation from a sort of random keys.
+void rmat_relabelling(int scale, Dev<int32_t> &perm) {
+    const int64_t n = 1LL << scale;
+    Dev<uint32_t> key(n), skey(n);
+    Dev<int32_t> id(n);
+    perm.alloc(n);
+    random_keys_kernel<<<grid(n), 256, 0, g_st>>>(n, mix64(O.seed * 7 + scale), key, id);
+    CKL();
+    cub_run([&](void *t, size_t &b) { return cubns::DeviceRadixSort::SortPairs(t, b, key.p, skey.p, id.p, perm.p, n, 0, 32, g_st); });
+}
+
+// Edges first .. first + m - 1 of make_rmat's tuples (relabelled by perm), and their values
+// (val nullptr: none): what make_rmat generates, a chunk at a time.
+void rmat_chunk(int scale, const int32_t *perm, int64_t first, int64_t m, int32_t *row, int32_t *col, float *val) {
+    if (m <= 0) return;
+    rmat_kernel<<<grid(m), 256, 0, g_st>>>(first, m, scale, mix64(O.seed + scale), row, col);
+    CKL();
+    relabel_kernel<<<grid(m), 256, 0, g_st>>>(m, perm, row, col);
+    CKL();
+    if (val) {
+        random_values_kernel<<<grid(m), 256, 0, g_st>>>(first, m, O.seed, val);
+        CKL();
+    }
+}
+
+namespace {
+
 // R-MAT (Graph500 a=.57 b=.19 c=.19 d=.05) with a random relabelling, random values.
 void make_rmat(const std::string &spec, Coo &c, std::string &name) {
     int scale = 0, ef = 16;
@@ -71,16 +102,12 @@ void make_rmat(const std::string &spec, Coo &c, std::string &name) {
     const int64_t n = 1LL << scale, m = (int64_t)ef << scale;
     c.nrows = c.ncols = n, c.m = m;
     c.row.alloc(m), c.col.alloc(m), c.val.alloc(m);
-    rmat_kernel<<<grid(m), 256, 0, g_st>>>(m, scale, mix64(O.seed + scale), c.row, c.col);
+    rmat_kernel<<<grid(m), 256, 0, g_st>>>(0, m, scale, mix64(O.seed + scale), c.row, c.col);
     CKL();
-    random_values_kernel<<<grid(m), 256, 0, g_st>>>(m, O.seed, c.val);
+    random_values_kernel<<<grid(m), 256, 0, g_st>>>(0, m, O.seed, c.val);
     CKL();
-    // random relabelling: a permutation from a sort of random keys
-    Dev<uint32_t> key(n), skey(n);
-    Dev<int32_t> id(n), perm(n);
-    random_keys_kernel<<<grid(n), 256, 0, g_st>>>(n, mix64(O.seed * 7 + scale), key, id);
-    CKL();
-    cub_run([&](void *t, size_t &b) { return cubns::DeviceRadixSort::SortPairs(t, b, key.p, skey.p, id.p, perm.p, n, 0, 32, g_st); });
+    Dev<int32_t> perm;
+    rmat_relabelling(scale, perm);
     relabel_kernel<<<grid(m), 256, 0, g_st>>>(m, perm, c.row, c.col);
     CKL();
     char buf[64];
@@ -98,7 +125,7 @@ void make_stencil(const std::string &spec, Coo &c, std::string &name) {
     c.row.alloc(m), c.col.alloc(m), c.val.alloc(m);
     stencil_kernel<<<grid(m), 256, 0, g_st>>>(N, c.row, c.col);
     CKL();
-    random_values_kernel<<<grid(m), 256, 0, g_st>>>(m, O.seed, c.val);
+    random_values_kernel<<<grid(m), 256, 0, g_st>>>(0, m, O.seed, c.val);
     CKL();
     name = "stencil27-" + std::to_string(N) + "^3";
 }
@@ -240,7 +267,7 @@ void load_file(const std::string &spec, Coo &c, std::string &name) {
         for (int64_t e = 0; e < m; ++e) v[e] = (float)h.values[e];
         CK(cudaMemcpy(c.val.p, v.data(), (size_t)m * 4, cudaMemcpyHostToDevice));
     } else {
-        random_values_kernel<<<grid(m), 256, 0, g_st>>>(m, O.seed, c.val);  // a pattern: random weights
+        random_values_kernel<<<grid(m), 256, 0, g_st>>>(0, m, O.seed, c.val);  // a pattern: random weights
         CKL();
     }
 }
@@ -248,7 +275,7 @@ void load_file(const std::string &spec, Coo &c, std::string &name) {
 }  // namespace
 
 void random_values(int64_t m, uint64_t seed, float *v) {
-    random_values_kernel<<<grid(m), 256, 0, g_st>>>(m, seed, v);
+    random_values_kernel<<<grid(m), 256, 0, g_st>>>(0, m, seed, v);
     CKL();
 }
 

@@ -406,7 +406,9 @@ static void usage() {
                  "usage: psv_bench [--runs R] [--warmup W] [--json F] [--csv F] [--svg F] [--no-algos] [--no-reorder]\n"
                  "                 [--no-flush] [--rwr-max-nnz N] [--algo-max-nnz N] [--seed S] [--contrast|--powerlaw]\n"
                  "                 [--variant tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr|stream,hot=H,ranked=0|1,prefix=P,sbps=N,shs=X,shp=X]... MATRIX...\n"
-                 "  MATRIX: rmat:SCALE[:EF] | stencil:N | PATH[@LABEL]\n");
+                 "  MATRIX: rmat:SCALE[:EF] | stencil:N | PATH[@LABEL]\n"
+                 "       psv_bench --capacity [--weighted] [--transpose auto|cache|push] rmat:SCALE[:EF]...\n"
+                 "  (capacity: R-MAT generated in chunks into psv's streamed construction, then PageRank)\n");
     std::exit(2);
 }
 
@@ -482,6 +484,12 @@ static std::vector<std::pair<std::string, std::string>> parse_args(int argc, cha
         else if (a == "--seed") O.seed = std::strtoull(next().c_str(), nullptr, 10);
         else if (a == "--variant") O.variants.push_back(parse_variant(next()));
         else if (a == "--contrast") kind = "contrast";
+        else if (a == "--capacity") kind = "capacity";
+        else if (a == "--weighted") O.capacity_weighted = true;
+        else if (a == "--transpose") {
+            const std::string t = next();
+            O.capacity_transpose = t == "cache" ? PSV_TRANSPOSE_CACHE : t == "push" ? PSV_TRANSPOSE_PUSH : PSV_TRANSPOSE_AUTO;
+        }
         else if (a == "--powerlaw") kind = "powerlaw";
         else if (a == "-h" || a == "--help") usage();
         else if (!a.empty() && a[0] == '-') usage();
@@ -534,6 +542,10 @@ int main(int argc, char **argv) {
     setup();
     for (auto &m : mats) {
         try {
+            if (m.second == "capacity") {
+                bench_capacity(m.first, O.capacity_weighted, O.capacity_transpose);
+                continue;
+            }
             bench_matrix(m.first, m.second);
         } catch (const psv::Error &e) {
             std::printf("%s: psv error: %s\n", m.first.c_str(), e.what());
