@@ -14,6 +14,7 @@
 #include "psv/psv.h"  // before check.h: its test_backend()
 #include "check.h"
 #include "core/test_hooks.hpp"
+#include "cuda/internal.hpp"
 #include "dist/dist.hpp"
 
 namespace {
@@ -363,7 +364,20 @@ void vector_calls(int32_t P) {
     for (int64_t i = 0; i < n; ++i) set[i] = i * i;
     CHECK(psv_vector_set(v, set, n) == PSV_SUCCESS);
     CHECK(psv_vector_get(v, all, n) == PSV_SUCCESS && std::memcmp(all, set, sizeof set) == 0);
-    CHECK(psv_vector_set_device(v, set, n) == PSV_ERROR_BACKEND_UNAVAILABLE);  // as on one part
+    if (test_backend() == PSV_BACKEND_CPU) {
+        CHECK(psv_vector_set_device(v, set, n) == PSV_ERROR_BACKEND_UNAVAILABLE);  // as on one part
+    } else {  // device arrays in and out, spanning the parts
+        psv::Backend &be = psv::cuda::backend_of(c);
+        psv::Buffer d(&be, sizeof set);
+        int64_t rev[10];
+        for (int64_t i = 0; i < n; ++i) rev[i] = set[n - 1 - i];
+        be.upload(d.get(), rev, sizeof rev);
+        CHECK(psv_vector_set_device(v, d.get(), n) == PSV_SUCCESS);
+        CHECK(psv_vector_get(v, all, n) == PSV_SUCCESS && std::memcmp(all, rev, sizeof rev) == 0);
+        CHECK(psv_vector_set(v, set, n) == PSV_SUCCESS);
+        CHECK(psv_vector_get_device(v, d.get(), n) == PSV_SUCCESS);
+        be.download(all, d.get(), sizeof all);
+    }
     CHECK(psv_vector_get(v, all, n) == PSV_SUCCESS && std::memcmp(all, set, sizeof set) == 0);
     CHECK(psv_vector_clear(v) == PSV_SUCCESS);
     CHECK(psv_vector_nvals(v, &nv) == PSV_SUCCESS && nv == 0);
@@ -411,7 +425,8 @@ void read_file() {
         int64_t nv = 0;
         CHECK(psv_matrix_nvals(A, &nv) == PSV_SUCCESS && nv == 156);
         psv_vector *r = nullptr;
-        CHECK(psv_pagerank(&r, nullptr, A, 0.85, 1e-9, 200) == PSV_SUCCESS);
+        const psv_status st = psv_pagerank(&r, nullptr, A, 0.85, 1e-7, 200);  // fp32 reaches 1e-7 on both backends
+        CHECK_MSG(st == PSV_SUCCESS, "PageRank on %d parts: %s (%s)", (int)P, psv_status_string(st), psv_context_last_error(c));
         ranks.push_back(values(r));
         psv_vector_free(&r);
         psv_matrix_free(&A);
@@ -471,6 +486,9 @@ void failure_injection(const Graph &g) {
     Case k = make_case(c, PSV_FP32, g.n, g.n);
     const std::vector<float> before = values(k.w);
     bool done = false;
+    // a failed call may leave A's transpose cached (once: its buffers, many on CUDA); anything
+    // else it keeps is a leak, and would grow again at the next failure
+    int64_t grew = 0;
     for (int64_t budget = 0; budget < 1000 && !done; ++budget) {
         const int64_t live = psv::test_hooks::live_buffers.load();
         allowed = budget;
@@ -483,7 +501,8 @@ void failure_injection(const Graph &g) {
         }
         CHECK(st == PSV_ERROR_OUT_OF_MEMORY);
         CHECK(values(k.w) == before);
-        CHECK_MSG(psv::test_hooks::live_buffers.load() <= live + 1, "mxv leaked after %lld allocations", (long long)budget);
+        if (psv::test_hooks::live_buffers.load() > live) ++grew;
+        CHECK_MSG(grew <= 1, "mxv leaked after %lld allocations", (long long)budget);
     }
     CHECK(done);
     done = false;
