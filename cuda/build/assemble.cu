@@ -171,11 +171,13 @@ void assemble_csr(CudaBackend &be, int64_t nrows, int64_t ncols, size_t vs, cons
                                              "(32-bit indices); asked for %lld x %lld",
                                              (long long)nrows, (long long)ncols));
     const int64_t count = src.count;
-    // Chunk: what the policy allows, less where free memory is short (a chunk costs 20 + vs bytes
-    // per tuple plus CUB's scratch of about its keys): the result does not depend on it.
+    // Chunk: what the policy allows, at most a sixteenth of the tuples (at least 2^22), less where
+    // free memory is short (a chunk costs 24 + 2 vs bytes per tuple with CUB's scratch): its
+    // scratch stays a small share of the result, which does not depend on it.
     const size_t per_tuple = 24 + 2 * vs;
     const int64_t fit = (int64_t)(device_free_bytes(be) / 4 / per_tuple);
-    const int64_t chunk = clamp_size(std::min<int64_t>(p.assemble_chunk, fit), 1, std::max<int64_t>(1, count));
+    const int64_t share = std::max<int64_t>((int64_t)1 << 22, (count + 15) / 16);
+    const int64_t chunk = clamp_size(std::min<int64_t>({p.assemble_chunk, fit, share}), 1, std::max<int64_t>(1, count));
     Buffer rp(&be, (size_t)(nrows + 1) * 8), cursor(&be, (size_t)(nrows + 1) * 8), bad(&be, 8);
     be.set_bytes(cursor.get(), 0, (size_t)(nrows + 1) * 8);
     be.set_bytes(bad.get(), 0xff, 8);
@@ -234,7 +236,8 @@ void assemble_csr(CudaBackend &be, int64_t nrows, int64_t ncols, size_t vs, cons
     int64_t kept = src.rows_in_order ? placed : 0;
     if (placed > 0 && !src.rows_in_order) {
         const int64_t piece_fit = (int64_t)(device_free_bytes(be) / 4 / (20 + vs));
-        const int64_t P = clamp_size(std::min<int64_t>({p.assemble_piece, piece_fit, (int64_t)1 << 30}), 1, placed);
+        const int64_t piece_share = std::max<int64_t>((int64_t)1 << 22, (placed + 15) / 16);
+        const int64_t P = clamp_size(std::min<int64_t>({p.assemble_piece, piece_fit, piece_share, (int64_t)1 << 30}), 1, placed);
         const int64_t K = (placed + P - 1) / P;
         Buffer firsts(&be, (size_t)(K + 1) * 8);
         launch(be, K + 1, [&](unsigned g, int b) {

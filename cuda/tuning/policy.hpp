@@ -73,7 +73,8 @@ struct Policy {
     int64_t stream_max_value_bytes = 4;  // AUTO streams values of at most this size
     // ---- device memory (docs/design.md, "Device memory") ----
     // Streamed construction (assemble.cu): tuples per chunk of a pass, entries per piece of the
-    // in-row sort; fewer where free memory is short. The result does not depend on either.
+    // in-row sort; at most a sixteenth of the input (at least 2^22), fewer where free memory is
+    // short. The result does not depend on either.
     int64_t assemble_chunk = 1 << 27;
     int64_t assemble_piece = 1 << 28;
     // AUTO's ranked and hot plans add a 4-byte column code per entry (ChunkPlan::col_enc): kept
