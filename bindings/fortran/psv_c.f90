@@ -63,6 +63,10 @@ module psv_c
   integer(c_int32_t), parameter :: PSV_OPT_WORKLOAD_SIZE = 3
   integer(c_int32_t), parameter :: PSV_OPT_KERNEL = 4
   integer(c_int32_t), parameter :: PSV_OPT_PROGRESS = 5
+  integer(c_int32_t), parameter :: PSV_OPT_TRANSPOSE = 6
+  integer(c_int32_t), parameter :: PSV_TRANSPOSE_AUTO = 0
+  integer(c_int32_t), parameter :: PSV_TRANSPOSE_CACHE = 1
+  integer(c_int32_t), parameter :: PSV_TRANSPOSE_PUSH = 2
   integer(c_int32_t), parameter :: PSV_KERNEL_AUTO = 0
   integer(c_int32_t), parameter :: PSV_KERNEL_TILE_COMPOSITE = 1
   integer(c_int32_t), parameter :: PSV_KERNEL_TILE_COO = 2

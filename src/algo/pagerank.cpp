@@ -1,10 +1,11 @@
 // PageRank as LAGraph's LAGr_PageRank defines it (see psv.h). Each iteration is three calls --
 // the step scaling by inverse out-degree (with the dangling sum, AlgoSteps::pagerank_scale), the
-// backend's product t = A' w (plus-second; on the transpose, or pushed from A), and the step of the fused rank update with the L1
-// difference and the convergence test (AlgoSteps::pagerank_update, into a LoopState in backend
-// memory). The backend's run_loop repeats it: on CUDA several iterations per host round trip
-// for a small matrix, the steps doing nothing past the converged iteration, so the rank and the
-// count are those of a loop that reads the difference back every iteration.
+// backend's product t = A' w (plus-second; on the transpose, or pushed from A), and the step of
+// the fused rank update with the L1 difference and the convergence test
+// (AlgoSteps::pagerank_update, into a LoopState in backend memory). The backend's run_loop
+// repeats it: on CUDA several iterations per host round trip for a small matrix, the steps doing
+// nothing past the converged iteration, so the rank and the count are those of a loop that reads
+// the difference back every iteration.
 // Personalized PageRank passes a teleport vector (backend memory, summing to 1) to the update,
 // which then spreads both the teleport and the dangling rank by it.
 #include "algo/algorithms.hpp"
