@@ -79,12 +79,16 @@ bool auto_stream(const CudaMatrix &M, const ColumnStats &cs, const Policy &p, si
 }
 
 // AUTO's ranked and hot plans store a 4-byte column code per entry beside the CSR: only where
-// the CSR with it stays within plan_memory_share of the device's memory (a constant of the
-// device, so the plan, and with it every result, is the same run to run); beyond, the plain
-// plan reads the CSR's own columns and the matrix keeps its lean footprint.
+// the CSR with it and an algorithm's working set beside them (kWorkingBytesPerRow: PageRank's
+// four vectors and the push product's sums) stay within plan_memory_share of the device's
+// memory (a constant of the device, so the plan, and with it every result, is the same run to
+// run); beyond, the plain plan reads the CSR's own columns and the matrix keeps its lean
+// footprint. The push product reads the CSR's columns either way.
+constexpr double kWorkingBytesPerRow = 24.0;
 bool encoded_columns_fit(const CudaMatrix &M, const Policy &p, size_t vb) {
     const double csr = 8.0 * (double)(M.nrows + 1) + (4.0 + (M.pattern ? 0.0 : (double)vb)) * (double)M.nvals;
-    return csr + 4.0 * (double)M.nvals <= p.plan_memory_share * (double)p.global_bytes;
+    const double working = kWorkingBytesPerRow * (double)std::max(M.nrows, M.ncols);
+    return csr + 4.0 * (double)M.nvals + working <= p.plan_memory_share * (double)p.global_bytes;
 }
 
 // Lanes per row for the CSR (vector) kernel: about csr_entries_per_lane entries per lane for a

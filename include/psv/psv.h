@@ -428,7 +428,8 @@ PSV_API psv_status psv_matrix_set_option(psv_matrix *A, psv_option option, int64
  * and psv_matrix_tile_info build it to describe it and release it again (device_bytes does not
  * count it). On the CPU backend they do so only where its construction fits the host memory
  * available, on CUDA only where the form can hold the matrix (at most 2^32 - 1 entries) and the
- * matrix with it would take at most half of the device's memory; otherwise the form's fields
+ * matrix with the form's construction (about 32 bytes per entry) would take at most half of the
+ * device's memory; otherwise the form's fields
  * (tile_width to workload_size) are 0 and the matrix has no tiles to describe.
  */
 typedef struct psv_matrix_info {
