@@ -92,8 +92,9 @@ if has sanitizer; then
     # racecheck (shared-memory hazards) over the GPU tests and PageRank; test_mxv (the shared C
     # test) is too slow under racecheck and runs under memcheck only. test_gpu_oom provokes
     # cudaMalloc failures, which memcheck reports as API errors: run it by hand with
-    # --report-api-errors no.
-    tests=${RACE_TESTS:-"tests/gpu/test_gpu_stream tests/gpu/test_gpu_algo tests/gpu/test_gpu_chunks tests/gpu/test_gpu_builder tests/gpu/test_gpu_assemble tests/gpu/test_gpu_semirings tests/gpu/test_gpu_rmat tests/gpu/test_gpu_policy tests/c/test_pagerank tests/dist/test_dist"}
+    # --report-api-errors no. test_dist (several parts on one GPU) runs under memcheck only: under
+    # racecheck it did not finish in 400 s.
+    tests=${RACE_TESTS:-"tests/gpu/test_gpu_stream tests/gpu/test_gpu_algo tests/gpu/test_gpu_chunks tests/gpu/test_gpu_builder tests/gpu/test_gpu_assemble tests/gpu/test_gpu_semirings tests/gpu/test_gpu_rmat tests/gpu/test_gpu_policy tests/c/test_pagerank"}
     [ $tool = memcheck ] && tests=${MEM_TESTS:-"tests/gpu/test_gpu_stream tests/gpu/test_gpu_algo tests/gpu/test_gpu_chunks tests/gpu/test_gpu_builder tests/gpu/test_gpu_assemble tests/gpu/test_gpu_semirings tests/gpu/test_gpu_rmat tests/gpu/test_gpu_policy tests/c/test_pagerank tests/c/test_mxv tests/c/test_api tests/c/test_info tests/dist/test_dist"}
     for t in $tests; do
       [ -x "$BUILD/$t" ] || continue
