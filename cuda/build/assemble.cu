@@ -177,7 +177,7 @@ void assemble_csr(CudaBackend &be, int64_t nrows, int64_t ncols, size_t vs, cons
     const size_t per_tuple = 24 + 2 * vs;
     const int64_t fit = (int64_t)(device_free_bytes(be) / 4 / per_tuple);
     const int64_t share = std::max<int64_t>((int64_t)1 << 22, (count + 15) / 16);
-    const int64_t chunk = clamp_size(std::min<int64_t>({p.assemble_chunk, fit, share, (int64_t)1 << 31}), 1, std::max<int64_t>(1, count));  // 32-bit places
+    const int64_t chunk = clamp_size(std::min<int64_t>({p.assemble_chunk, fit, share}), 1, std::max<int64_t>(1, count));
     Buffer rp(&be, (size_t)(nrows + 1) * 8), cursor(&be, (size_t)(nrows + 1) * 8), bad(&be, 8);
     be.set_bytes(cursor.get(), 0, (size_t)(nrows + 1) * 8);
     be.set_bytes(bad.get(), 0xff, 8);
