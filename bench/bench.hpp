@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -239,6 +240,10 @@ inline double eff_share_of(double bytes, double ms) { return bytes / (ms * 1e-3)
 constexpr int kNumKernels = 5;
 extern const psv_kernel kKernels[kNumKernels];
 extern const char *kCsName[3];
+
+// A psv matrix handle freed with psv_matrix_free.
+inline void free_matrix(psv_matrix *m) { psv_matrix_free(&m); }
+using MatrixHandle = std::unique_ptr<psv_matrix, void (*)(psv_matrix *)>;
 
 // ---- capacity.cu ----------------------------------------------------------------------------------
 

@@ -17,11 +17,6 @@ void rmat_chunk(int scale, const int32_t *perm, int64_t first, int64_t m, int32_
 
 namespace {
 
-using MatrixHandle = std::unique_ptr<psv_matrix, void (*)(psv_matrix *)>;
-void free_matrix(psv_matrix *m) { psv_matrix_free(&m); }
-
-__global__ void ones_kernel(int64_t n, float *x) { GLOOP(i, n) x[i] = 1.0f; }
-
 double gb(double bytes) { return bytes / 1e9; }
 
 size_t device_free() {
@@ -31,7 +26,6 @@ size_t device_free() {
 }
 
 __global__ void narrow_kernel(int64_t n, const int64_t *a, int32_t *b) { GLOOP(i, n) b[i] = (int32_t)a[i]; }
-__global__ void widen_kernel(int64_t n, const int32_t *a, int64_t *b) { GLOOP(i, n) b[i] = a[i]; }
 
 // cuSPARSE's y = A x beside psv's, on psv's arrays where its index types allow: cuSPARSE takes
 // one index type for offsets and columns, so it gets a 32-bit copy of the row offsets (4 bytes
@@ -59,18 +53,17 @@ double time_cusparse_on(psv_matrix *A, int64_t n, int64_t nnz, bool weighted, fl
     Dev<int64_t> col64;
     if (!weighted) {
         ones.alloc((size_t)nnz);
-        ones_kernel<<<grid(nnz), 256, 0, g_st>>>(nnz, ones.p);
-        CKL();
+        fill_vec(nnz, 1.0f, ones.p);
         val = ones.p;
     }
     if (narrow) {
         rp32.alloc((size_t)n + 1);
         narrow_kernel<<<grid(n + 1), 256, 0, g_st>>>(n + 1, rp, rp32.p);
+        CKL();
     } else {
         col64.alloc((size_t)nnz);
-        widen_kernel<<<grid(nnz), 256, 0, g_st>>>(nnz, col, col64.p);
+        i32_to_i64(nnz, col, col64.p);
     }
-    CKL();
     // cuSPARSE's own failures (64-bit indices past 2^32 entries end in an internal error in
     // cusparseSpMV_preprocess on CUDA 13.0) are a skip, not the end of the run
     SpMat M;

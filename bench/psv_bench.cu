@@ -122,8 +122,6 @@ Stat Timer::collect(int R) const {
 
 // ---- one matrix ----------------------------------------------------------------------------------
 
-using MatrixHandle = std::unique_ptr<psv_matrix, void (*)(psv_matrix *)>;
-static void free_matrix(psv_matrix *m) { psv_matrix_free(&m); }
 
 // 1. the matrix, as a de-duplicated device CSR
 static Csr load_csr(const std::string &spec, Result &res) {
