@@ -32,6 +32,7 @@ module psv_c
   integer(c_int32_t), parameter :: PSV_ERROR_IO = -202
   integer(c_int32_t), parameter :: PSV_ERROR_PARSE = -203
   integer(c_int32_t), parameter :: PSV_ERROR_DEVICE = -204
+  integer(c_int32_t), parameter :: PSV_ERROR_COMMUNICATION = -205
   integer(c_int32_t), parameter :: PSV_BACKEND_AUTO = 0
   integer(c_int32_t), parameter :: PSV_BACKEND_CPU = 1
   integer(c_int32_t), parameter :: PSV_BACKEND_CUDA = 2
@@ -73,8 +74,13 @@ module psv_c
   integer(c_int32_t), parameter :: PSV_KERNEL_CSR = 3
   integer(c_int32_t), parameter :: PSV_KERNEL_STREAM = 4
   integer(c_int32_t), parameter :: PSV_MAX_PARTS = 1024
+  integer(c_int32_t), parameter :: PSV_ID_BYTES = 256
   integer(c_int32_t), parameter :: PSV_READ_UNDIRECTED = 1
   integer(c_int32_t), parameter :: PSV_READ_RELABEL = 2
+
+  type, bind(C) :: psv_id
+    integer(c_int64_t) :: opaque(32)
+  end type psv_id
 
   type, bind(C) :: psv_matrix_info
     integer(c_int64_t) :: nrows
@@ -200,6 +206,35 @@ module psv_c
       integer(c_int32_t), intent(out), optional :: nparts  ! int32_t *
       integer(c_int32_t) :: psv_context_nparts  ! returns psv_status
     end function psv_context_nparts
+
+    function psv_unique_id(backend, id) bind(C, name="psv_unique_id")
+      import
+      implicit none
+      integer(c_int32_t), value :: backend  ! psv_backend
+      type(psv_id), intent(out) :: id  ! psv_id *
+      integer(c_int32_t) :: psv_unique_id  ! returns psv_status
+    end function psv_unique_id
+
+    function psv_context_create_rank(backend, id, nranks, rank, device, ctx) bind(C, &
+        name="psv_context_create_rank")
+      import
+      implicit none
+      integer(c_int32_t), value :: backend  ! psv_backend
+      type(psv_id), intent(in) :: id  ! const psv_id *
+      integer(c_int32_t), value :: nranks  ! int32_t
+      integer(c_int32_t), value :: rank  ! int32_t
+      integer(c_int32_t), value :: device  ! int32_t
+      type(c_ptr), intent(out) :: ctx  ! psv_context **
+      integer(c_int32_t) :: psv_context_create_rank  ! returns psv_status
+    end function psv_context_create_rank
+
+    function psv_context_rank(ctx, rank) bind(C, name="psv_context_rank")
+      import
+      implicit none
+      type(c_ptr), value :: ctx  ! const psv_context *
+      integer(c_int32_t), intent(out), optional :: rank  ! int32_t *
+      integer(c_int32_t) :: psv_context_rank  ! returns psv_status
+    end function psv_context_rank
 
     function psv_semiring_create(ctx, add, multiply, type_, s) bind(C, name="psv_semiring_create")
       import

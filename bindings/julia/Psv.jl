@@ -39,6 +39,7 @@ const PSV_ERROR_BACKEND_UNAVAILABLE = Int32(-201)
 const PSV_ERROR_IO = Int32(-202)
 const PSV_ERROR_PARSE = Int32(-203)
 const PSV_ERROR_DEVICE = Int32(-204)
+const PSV_ERROR_COMMUNICATION = Int32(-205)
 const PSV_BACKEND_AUTO = Int32(0)
 const PSV_BACKEND_CPU = Int32(1)
 const PSV_BACKEND_CUDA = Int32(2)
@@ -80,6 +81,7 @@ const PSV_KERNEL_TILE_COO = Int32(2)
 const PSV_KERNEL_CSR = Int32(3)
 const PSV_KERNEL_STREAM = Int32(4)
 const PSV_MAX_PARTS = Int32(1024)
+const PSV_ID_BYTES = Int32(256)
 const PSV_READ_UNDIRECTED = Int32(1)
 const PSV_READ_RELABEL = Int32(2)
 
@@ -87,6 +89,10 @@ const psv_context = Cvoid  # opaque handle, used as Ptr{psv_context}
 const psv_matrix = Cvoid  # opaque handle, used as Ptr{psv_matrix}
 const psv_vector = Cvoid  # opaque handle, used as Ptr{psv_vector}
 const psv_semiring = Cvoid  # opaque handle, used as Ptr{psv_semiring}
+
+struct psv_id
+    opaque::NTuple{32,Int64}
+end
 
 struct psv_matrix_info
     nrows::Int64
@@ -159,6 +165,15 @@ psv_context_create_multi(backend, nparts, devices, ctx) =
 
 psv_context_nparts(ctx, nparts) =
     ccall((:psv_context_nparts, libpsv), psv_status, (Ptr{psv_context}, Ptr{Int32}), ctx, nparts)
+
+psv_unique_id(backend, id) =
+    ccall((:psv_unique_id, libpsv), psv_status, (psv_backend, Ptr{psv_id}), backend, id)
+
+psv_context_create_rank(backend, id, nranks, rank, device, ctx) =
+    ccall((:psv_context_create_rank, libpsv), psv_status, (psv_backend, Ptr{psv_id}, Int32, Int32, Int32, Ptr{Ptr{psv_context}}), backend, id, nranks, rank, device, ctx)
+
+psv_context_rank(ctx, rank) =
+    ccall((:psv_context_rank, libpsv), psv_status, (Ptr{psv_context}, Ptr{Int32}), ctx, rank)
 
 psv_semiring_create(ctx, add, multiply, type_, s) =
     ccall((:psv_semiring_create, libpsv), psv_status, (Ptr{psv_context}, psv_op, psv_op, psv_type, Ptr{Ptr{psv_semiring}}), ctx, add, multiply, type_, s)
@@ -294,6 +309,9 @@ export psv_context_set_option
 export psv_backend_available
 export psv_context_create_multi
 export psv_context_nparts
+export psv_unique_id
+export psv_context_create_rank
+export psv_context_rank
 export psv_semiring_create
 export psv_semiring_free
 export psv_matrix_build
@@ -359,6 +377,7 @@ export PSV_ERROR_BACKEND_UNAVAILABLE
 export PSV_ERROR_IO
 export PSV_ERROR_PARSE
 export PSV_ERROR_DEVICE
+export PSV_ERROR_COMMUNICATION
 export PSV_BACKEND_AUTO
 export PSV_BACKEND_CPU
 export PSV_BACKEND_CUDA
@@ -400,6 +419,7 @@ export PSV_KERNEL_TILE_COO
 export PSV_KERNEL_CSR
 export PSV_KERNEL_STREAM
 export PSV_MAX_PARTS
+export PSV_ID_BYTES
 export PSV_READ_UNDIRECTED
 export PSV_READ_RELABEL
 export psv_status
@@ -412,6 +432,7 @@ export psv_context
 export psv_matrix
 export psv_vector
 export psv_semiring
+export psv_id
 export psv_matrix_info
 export psv_tile_info
 

@@ -76,6 +76,8 @@ typedef int32_t psv_status;
 #define PSV_ERROR_PARSE                  (-203) /* a file's content is malformed (the message
                                                    names the line)                            */
 #define PSV_ERROR_DEVICE                 (-204) /* a device (CUDA) call failed otherwise      */
+#define PSV_ERROR_COMMUNICATION          (-205) /* an exchange between ranks failed: a rank
+                                                   left, timed out or sent the unexpected     */
 
 /** A static, never-NULL English name of a status ("PSV_ERROR_NULL_POINTER: ..."). */
 PSV_API const char *psv_status_string(psv_status s);
@@ -246,7 +248,7 @@ PSV_API int32_t psv_backend_available(psv_backend backend);
  * CPU backend: the parts live in this process's memory and exchange by memory copies (devices
  * is ignored and may be NULL). CUDA backend: part p runs on device devices[p] (several parts
  * may name one device; devices NULL: every part on device 0) and exchanges by copies through
- * the backend (not yet through NCCL). nparts == 1 gives the context psv_context_create gives.
+ * the backend (device-to-device copies). nparts == 1 gives the context psv_context_create gives.
  * @param[in]  backend  PSV_BACKEND_AUTO, PSV_BACKEND_CPU or PSV_BACKEND_CUDA
  * @param[in]  nparts   1 .. PSV_MAX_PARTS
  * @param[in]  devices  nparts CUDA device ordinals (>= 0), or NULL
@@ -264,6 +266,77 @@ PSV_API psv_status psv_context_create_multi(psv_backend backend, int32_t nparts,
  * @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT.
  */
 PSV_API psv_status psv_context_nparts(const psv_context *ctx, int32_t *nparts);
+
+/* ---------------------------------------------------------------------------------------------
+ * Rank contexts: one process (or thread) per part, joined through an id, as under MPI
+ * ------------------------------------------------------------------------------------------- */
+
+/** Bytes of a psv_id. */
+#define PSV_ID_BYTES 256
+
+/** What ranks exchange to find each other: made once by psv_unique_id, copied unchanged to every
+ *  rank by any means (MPI_Bcast, a file, shared memory). Opaque. */
+typedef struct psv_id {
+    int64_t opaque[32]; /* PSV_ID_BYTES bytes */
+} psv_id;
+
+/**
+ * Make the id of a new group of ranks. The calling process becomes the group's rendezvous: it
+ * listens on a TCP port (any interface; the id records this host's first non-loopback IPv4
+ * address, or the one in the environment variable PSV_SOCKET_ADDR) and must itself create rank 0
+ * with the id, before or while the others join. Ranks exchange small data (scalars, counts,
+ * tuples, gathered vectors) over these sockets, relayed by rank 0.
+ * backend PSV_BACKEND_CUDA (or AUTO with a device present), in a build with NCCL: the id also
+ * carries an NCCL unique id, and the ranks' CUDA parts exchange the product's vector pieces with
+ * NCCL, on a stream of their own overlapped with the local product. backend PSV_BACKEND_CPU:
+ * sockets only; CUDA ranks joined with such an id exchange through host memory (the way to run
+ * several ranks on one GPU, which NCCL refuses).
+ * @param[in]  backend  PSV_BACKEND_AUTO, PSV_BACKEND_CPU or PSV_BACKEND_CUDA
+ * @param[out] id       the id; untouched on failure
+ * @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER; PSV_ERROR_INVALID_VALUE (unknown backend);
+ *         PSV_ERROR_BACKEND_UNAVAILABLE (CUDA asked for but absent); PSV_ERROR_COMMUNICATION (no
+ *         socket could be opened, NCCL failed).
+ */
+PSV_API psv_status psv_unique_id(psv_backend backend, psv_id *id);
+
+/**
+ * Join rank `rank` of `nranks` ranks to the group of `id` and make its context: a context of
+ * nranks parts of which this one holds part `rank` (on CUDA device `device`). Every call of this
+ * header works on it as on psv_context_create_multi's, with these rules:
+ *  - Calls on a rank context are collective: every rank makes the same calls in the same order,
+ *    with the same arguments, except where a call says otherwise below. A rank that stops calling
+ *    makes the others fail with PSV_ERROR_COMMUNICATION once PSV_SOCKET_TIMEOUT seconds (default
+ *    600) pass without a byte from it, or at once where its process ends.
+ *  - psv_matrix_build: each rank passes its own share of the tuples (any split; the matrix is
+ *    their union, duplicates across ranks combined by dup in rank order). psv_matrix_read: every
+ *    rank reads the same file and keeps an equal share of its entries.
+ *  - Vectors: psv_vector_build and psv_vector_set take the whole vector on every rank (the same
+ *    values); element writes take effect on the rank holding the element; every read (get,
+ *    extract, reductions, nvals) returns the whole result on every rank.
+ *  - psv_vector_set_device and psv_vector_get_device take the whole vector in each rank's own
+ *    device memory. psv_matrix_write: rank 0 writes the file.
+ * This call blocks until all nranks ranks have joined (or PSV_SOCKET_TIMEOUT passes).
+ * @param[in]  backend  PSV_BACKEND_AUTO, PSV_BACKEND_CPU or PSV_BACKEND_CUDA
+ * @param[in]  id       the id psv_unique_id made (rank 0 in the process that made it)
+ * @param[in]  nranks   1 .. PSV_MAX_PARTS, the same on every rank
+ * @param[in]  rank     0 .. nranks - 1, each taken once
+ * @param[in]  device   the CUDA device ordinal of this rank's part (ignored for the CPU backend)
+ * @param[out] ctx      the new context; untouched on failure
+ * @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER; PSV_ERROR_INVALID_VALUE (unknown backend, nranks
+ *         or rank out of range, a negative device, an id that psv_unique_id did not make, rank 0
+ *         outside the process that made the id); PSV_ERROR_BACKEND_UNAVAILABLE;
+ *         PSV_ERROR_COMMUNICATION (a rank did not join in time, two ranks claimed one rank,
+ *         the ranks disagree on nranks, NCCL failed); PSV_ERROR_OUT_OF_MEMORY; PSV_ERROR_DEVICE.
+ */
+PSV_API psv_status psv_context_create_rank(psv_backend backend, const psv_id *id, int32_t nranks, int32_t rank,
+                                           int32_t device, psv_context **ctx);
+
+/**
+ * The part a context holds: its rank for psv_context_create_rank's, else 0 (a one-part or a
+ * multi-part context holds all its parts).
+ * @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT.
+ */
+PSV_API psv_status psv_context_rank(const psv_context *ctx, int32_t *rank);
 
 /* ---------------------------------------------------------------------------------------------
  * Semirings: add must be a monoid (PLUS, TIMES, MIN, MAX, LOR, LAND, LXOR); multiply any of

@@ -2,9 +2,11 @@
 // free, the last error, the backend kind and default options.
 #include "api/shim.hpp"
 
+#include <cstring>
 #include <string>
 
 #include "api/internal.h"
+#include "dist/comm.hpp"
 
 using namespace psv;
 using namespace psv::api;
@@ -58,12 +60,13 @@ psv_status psv_context_create_multi(psv_backend backend, int32_t nparts, const i
         core->backend = make(0);
         core->steps = create_algo_steps(*core->backend);
         if (nparts > 1) {
-            core->parts.push_back(Part{core->backend.get(), core->steps.get()});
+            core->parts.part.push_back(Part{core->backend.get(), core->steps.get()});
             for (int32_t p = 1; p < nparts; ++p) {
                 core->more_backends.push_back(make(p));
                 core->more_steps.push_back(create_algo_steps(*core->more_backends.back()));
-                core->parts.push_back(Part{core->more_backends.back().get(), core->more_steps.back().get()});
+                core->parts.part.push_back(Part{core->more_backends.back().get(), core->more_steps.back().get()});
             }
+            core->parts.comm = dist::local_comm(nparts);
         }
         auto c = std::make_unique<psv_context_s>();
         c->core = std::move(core);
@@ -71,6 +74,65 @@ psv_status psv_context_create_multi(psv_backend backend, int32_t nparts, const i
         *out = c.release();
         return PSV_SUCCESS;
     }, &create_error);
+}
+
+psv_status psv_unique_id(psv_backend backend, psv_id *id) {
+    ContextCore *ctx = nullptr;
+    create_error.set("");
+    return guard("psv_unique_id", ctx, [&] {
+        need(id, "id");
+        if (backend < PSV_BACKEND_AUTO || backend > PSV_BACKEND_CUDA)
+            fail(PSV_ERROR_INVALID_VALUE, format("%d is not a psv_backend", (int)backend));
+        const bool cuda = backend == PSV_BACKEND_CUDA || (backend == PSV_BACKEND_AUTO && cuda_backend_available());
+        if (cuda && !cuda_backend_available())
+            fail(PSV_ERROR_BACKEND_UNAVAILABLE, "the CUDA backend is not built or no device is present");
+        uint8_t bytes[PSV_ID_BYTES];
+        dist::make_rank_id(cuda && dist::nccl_available(), bytes);
+        static_assert(sizeof(psv_id) == PSV_ID_BYTES, "psv_id's size");
+        std::memcpy(id->opaque, bytes, sizeof bytes);
+        return PSV_SUCCESS;
+    }, &create_error);
+}
+
+psv_status psv_context_create_rank(psv_backend backend, const psv_id *id, int32_t nranks, int32_t rank,
+                                   int32_t device, psv_context **out) {
+    ContextCore *ctx = nullptr;
+    create_error.set("");
+    return guard("psv_context_create_rank", ctx, [&] {
+        need(id, "id");
+        need(out, "ctx");
+        if (backend < PSV_BACKEND_AUTO || backend > PSV_BACKEND_CUDA)
+            fail(PSV_ERROR_INVALID_VALUE, format("%d is not a psv_backend", (int)backend));
+        if (nranks < 1 || nranks > PSV_MAX_PARTS)
+            fail(PSV_ERROR_INVALID_VALUE, format("nranks = %d outside 1 .. %d", (int)nranks, (int)PSV_MAX_PARTS));
+        if (rank < 0 || rank >= nranks)
+            fail(PSV_ERROR_INVALID_VALUE, format("rank = %d outside 0 .. %d", (int)rank, (int)nranks - 1));
+        if (device < 0) fail(PSV_ERROR_INVALID_VALUE, "device must be >= 0");
+        const dist::RankId rid = dist::read_rank_id(reinterpret_cast<const uint8_t *>(id->opaque));
+        const bool cpu = backend == PSV_BACKEND_CPU || (backend == PSV_BACKEND_AUTO && !cuda_backend_available());
+        auto core = std::make_shared<ContextCore>();
+        core->backend = cpu ? create_cpu_backend() : create_cuda_backend(device);
+        core->steps = create_algo_steps(*core->backend);
+        core->parts.part.assign((size_t)nranks, Part{});
+        core->parts.part[rank] = Part{core->backend.get(), core->steps.get()};
+        core->parts.comm = dist::join_ranks(rid, nranks, rank, *core->backend);
+        core->rank = rank;
+        auto c = std::make_unique<psv_context_s>();
+        c->core = std::move(core);
+        registry_add(c.get(), Kind::Context);
+        *out = c.release();
+        return PSV_SUCCESS;
+    }, &create_error);
+}
+
+psv_status psv_context_rank(const psv_context *c, int32_t *rank) {
+    ContextCore *ctx = nullptr;
+    return guard("psv_context_rank", ctx, [&] {
+        ctx = check_context(c, "ctx");
+        need(rank, "rank");
+        *rank = ctx->rank;
+        return PSV_SUCCESS;
+    });
 }
 
 psv_status psv_context_nparts(const psv_context *c, int32_t *nparts) {

@@ -10,6 +10,7 @@
 #include "io/read.hpp"
 #include "io/read_options.hpp"
 #include "api/internal.h"
+#include "dist/dist.hpp"
 
 using namespace psv;
 using namespace psv::api;
@@ -35,6 +36,12 @@ psv_status psv_matrix_build(psv_context *c, psv_type type, int64_t nrows, int64_
         if (dup != PSV_NOOP && !valid_binary_op(dup))
             fail(PSV_ERROR_INVALID_VALUE, format("dup: %d is not a binary operator", (int)dup));
         HostMemoryScope memory;  // /proc and the cgroup read once for the build and its form
+        if (ranked(*ctx)) {  // this rank's share; a bad tuple on any rank fails every rank
+            CsrHost share;
+            dist::agree(ctx->parts, [&] { share = build_csr(nrows, ncols, nvals, rows, cols, values, type, dup); });
+            *A = new_matrix_share(c->core, std::move(share), dup);
+            return PSV_SUCCESS;
+        }
         CsrHost csr = build_csr(nrows, ncols, nvals, rows, cols, values, type, dup);
         *A = new_matrix(c->core, std::move(csr));
         return PSV_SUCCESS;
@@ -94,7 +101,11 @@ psv_status psv_matrix_read_with_flags(psv_context *c, const char *path, int32_t 
         int32_t base = 0;
         std::vector<int64_t> labels;
         HostMemoryScope memory;  // /proc and the cgroup read once for the reader, build and form
-        CsrHost csr = read_csr(path, flags, ctx->defaults.progress, base, labels);
+        CsrHost csr;
+        if (ranked(*ctx))  // every rank reads the file; one that fails fails every rank
+            dist::agree(ctx->parts, [&] { csr = read_csr(path, flags, ctx->defaults.progress, base, labels); });
+        else
+            csr = read_csr(path, flags, ctx->defaults.progress, base, labels);
         psv_matrix *m = new_matrix(c->core, std::move(csr));
         m->index_base = base;
         m->labels = std::move(labels);
@@ -153,7 +164,12 @@ psv_status psv_matrix_write(const psv_matrix *A, const char *path) {
             csr.col[d] = (int32_t)cols[k];
             if (!s.pattern) std::memcpy(&csr.values[(size_t)d * ts], &vals[(size_t)k * ts], ts);
         }
-        io::write_psv(csr, A->index_base, path);
+        if (ranked(*ctx))  // rank 0 writes; its failure is every rank's
+            dist::agree(ctx->parts, [&] {
+                if (ctx->rank == 0) io::write_psv(csr, A->index_base, path);
+            });
+        else
+            io::write_psv(csr, A->index_base, path);
         return PSV_SUCCESS;
     });
 }

@@ -2,6 +2,7 @@
 // creation of registered matrices and vectors.
 #include "api/shim.hpp"
 #include "core/kernels.h"
+#include "dist/comm.hpp"
 #include "dist/dist.hpp"
 
 namespace psv {
@@ -56,6 +57,16 @@ psv_matrix *new_matrix(const std::shared_ptr<ContextCore> &core, CsrHost &&csr) 
     registry_add(m.get(), Kind::Matrix);
     return m.release();
 }
+
+psv_matrix *new_matrix_share(const std::shared_ptr<ContextCore> &core, CsrHost &&share, psv_op dup) {
+    auto m = std::make_unique<psv_matrix_s>();
+    m->ctx = core;
+    m->store = dist::partition_share(core->parts, std::move(share), core->defaults, dup);
+    registry_add(m.get(), Kind::Matrix);
+    return m.release();
+}
+
+bool ranked(const ContextCore &core) { return core.multi() && core.parts.comm->ranked(); }
 
 psv_vector *new_vector(const std::shared_ptr<ContextCore> &core, psv_type type, int64_t n) {
     auto v = std::make_unique<psv_vector_s>();

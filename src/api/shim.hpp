@@ -135,6 +135,10 @@ void set_option(FormatOptions &o, psv_option option, int64_t value);
 
 // A new registered matrix of core's backend, built from csr with the context's default options.
 psv_matrix *new_matrix(const std::shared_ptr<ContextCore> &core, CsrHost &&csr);
+// A rank context's matrix from this rank's share of its entries (duplicates across ranks by dup).
+psv_matrix *new_matrix_share(const std::shared_ptr<ContextCore> &core, CsrHost &&share, psv_op dup);
+// Whether core is a rank context (psv_context_create_rank): calls are collective there.
+bool ranked(const ContextCore &core);
 // A new registered vector of n entries, none present.
 psv_vector *new_vector(const std::shared_ptr<ContextCore> &core, psv_type type, int64_t n);
 // A new registered, full vector owning `values` (n entries of type).

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "api/shim.hpp"
+#include "dist/comm.hpp"
 #include "dist/dist.hpp"
 
 using namespace psv;
@@ -46,24 +47,26 @@ void host_store(ContextCore *ctx, psv_vector *v, const void *vals, const uint8_t
     if (pres) ctx->backend->upload(v->present.get(), pres, (size_t)v->n);
 }
 
-// Per part p of a partitioned vector with a non-empty piece: f(p, backend, piece size).
+// Per part p of a partitioned vector with a non-empty piece held here: f(p, backend, piece size).
 template <class F> void each_piece(ContextCore *ctx, const psv_vector *v, F &&f) {
     for (int32_t p = 0; p < v->layout->nparts; ++p)
-        if (v->layout->size(p)) f(p, *ctx->parts[p].backend, v->layout->size(p));
+        if (v->layout->size(p) && ctx->parts.holds(p)) f(p, *ctx->parts[p].backend, v->layout->size(p));
 }
 
 // Where entry i of v lives: its backend, the values and presence arrays holding it (the owning
-// part's piece on a multi-part context) and its index there.
+// part's piece on a multi-part context) and its index there; be nullptr where another rank
+// holds it (part: the owning part).
 struct Element {
     Backend *be;
     uint8_t *vals, *pres;
     int64_t i;
+    int32_t part;
 };
 Element element(ContextCore &ctx, const psv_vector &v, int64_t i) {
-    if (!v.layout) return {ctx.backend.get(), v.values.as<uint8_t>(), v.present.as<uint8_t>(), i};
+    if (!v.layout) return {ctx.backend.get(), v.values.as<uint8_t>(), v.present.as<uint8_t>(), i, 0};
     int32_t p;
     dist::locate(v, i, p, i);
-    return {ctx.parts[p].backend, v.piece_values[p].as<uint8_t>(), v.piece_present[p].as<uint8_t>(), i};
+    return {ctx.parts[p].backend, v.piece_values[p].as<uint8_t>(), v.piece_present[p].as<uint8_t>(), i, p};
 }
 
 }  // namespace
@@ -126,11 +129,11 @@ psv_status psv_vector_nvals(const psv_vector *v, int64_t *nvals) {
         need(nvals, "nvals");
         std::lock_guard<std::recursive_mutex> g(ctx->mutex);
         if (v->layout) {
-            int64_t count = 0;
+            std::vector<std::vector<int64_t>> count(ctx->parts.size(), std::vector<int64_t>(1, 0));
             each_piece(ctx, v, [&](int32_t p, Backend &be, int64_t m) {
-                count += v->full ? m : be.count_present(m, v->piece_present[p].as<uint8_t>());
+                count[p][0] = v->full ? m : be.count_present(m, v->piece_present[p].as<uint8_t>());
             });
-            *nvals = count;
+            *nvals = ctx->parts.comm->sum_counts(ctx->parts, count, 1)[0];
             return PSV_SUCCESS;
         }
         *nvals = ctx->backend->count_present(v->n, v->present_or_null());
@@ -304,6 +307,7 @@ psv_status psv_vector_set_element(psv_vector *v, int64_t i, const void *value) {
         Backend *be = el.be;
         uint8_t *vals = el.vals, *pres = el.pres;
         i = el.i;
+        if (!be) return PSV_SUCCESS;  // another rank holds it (and writes it)
         be->upload(vals + i * vs, value, vs);
         if (!v->full) {
             const uint8_t one = 1;
@@ -324,13 +328,20 @@ psv_status psv_vector_get_element(const psv_vector *v, int64_t i, void *value) {
         Backend *be = el.be;
         const uint8_t *vals = el.vals, *pres = el.pres;
         i = el.i;
-        if (!v->full) {
-            uint8_t p = 0;
-            be->download(&p, pres + i, 1);
-            if (!p) return PSV_NO_VALUE;
-        }
         const size_t vs = type_size(v->type);
-        be->download(value, vals + i * vs, vs);
+        uint8_t here[9] = {1};  // presence, then the value
+        if (be) {
+            if (!v->full) be->download(here, pres + i, 1);
+            if (here[0]) be->download(here + 1, vals + i * vs, vs);
+        }
+        if (v->layout && ctx->parts.comm->ranked()) {  // the owning rank's answer, everywhere
+            std::vector<dist::Bytes> b(ctx->parts.size());
+            if (be) b[el.part].assign(here, here + 1 + vs);
+            ctx->parts.comm->all_gather(b);
+            std::memcpy(here, b[el.part].data(), 1 + vs);
+        }
+        if (!here[0]) return PSV_NO_VALUE;
+        std::memcpy(value, here + 1, vs);
         return PSV_SUCCESS;
     });
 }
@@ -440,12 +451,21 @@ psv_status psv_vector_reduce(void *result, psv_op monoid, const psv_vector *v) {
                 dispatch_monoid<T>(op, [&](auto f) {
                     using Op = decltype(f);
                     T acc = MonoidIdentity<Op::code, T>::value();
+                    std::vector<dist::Bytes> partial(ctx->parts.size());
                     each_piece(ctx, v, [&](int32_t p, Backend &be, int64_t m) {
                         T part;
                         be.reduce(monoid, v->type, m, v->piece_values[p].get(),
                                   v->full ? nullptr : v->piece_present[p].as<uint8_t>(), &part);
-                        acc = Op::apply(acc, part);
+                        partial[p].resize(sizeof part);
+                        std::memcpy(partial[p].data(), &part, sizeof part);
                     });
+                    ctx->parts.comm->all_gather(partial);
+                    for (const dist::Bytes &b : partial) {
+                        if (b.empty()) continue;  // an empty piece
+                        T part;
+                        std::memcpy(&part, b.data(), sizeof part);
+                        acc = Op::apply(acc, part);
+                    }
                     std::memcpy(tmp, &acc, sizeof acc);
                 });
             });

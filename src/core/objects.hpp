@@ -18,12 +18,25 @@ namespace psv {
 
 namespace dist {
 struct Layout;  // src/dist/dist.hpp: which part owns each index of a partitioned vector
+class Comm;     // src/dist/comm.hpp: the exchanges between parts
 }
 
-// One part of a multi-part context (psv_context_create_multi): a backend and its steps.
+// One part of a multi-part context (psv_context_create_multi): a backend and its steps; both
+// nullptr for a part that another rank holds (psv_context_create_rank).
 struct Part {
     Backend *backend = nullptr;
     AlgoSteps *steps = nullptr;
+};
+
+// The parts of a partitioned context and how they exchange: all held by this process (a
+// multi-part context), or one each per rank.
+struct PartSet {
+    std::vector<Part> part;
+    std::shared_ptr<dist::Comm> comm;
+    size_t size() const { return part.size(); }
+    bool empty() const { return part.empty(); }
+    const Part &operator[](size_t p) const { return part[p]; }
+    bool holds(int32_t p) const { return part[(size_t)p].backend != nullptr; }
 };
 
 enum class Kind : uint32_t { Context = 1, Matrix, Vector, Semiring };
@@ -41,8 +54,10 @@ struct ContextCore {
     std::unique_ptr<Backend> backend;
     std::unique_ptr<AlgoSteps> steps;  // the algorithms' steps on that backend
     // A multi-part context (two parts or more): parts[0] is backend/steps above, the others own
-    // theirs in more_backends/more_steps. Empty for a one-part context.
-    std::vector<Part> parts;
+    // theirs in more_backends/more_steps. A rank context: parts[rank] is backend/steps above, the
+    // others are held by other ranks. Empty for a one-part context.
+    PartSet parts;
+    int32_t rank = 0;  // the part a rank context holds (0 otherwise)
     std::vector<std::unique_ptr<Backend>> more_backends;
     std::vector<std::unique_ptr<AlgoSteps>> more_steps;
     bool multi() const { return !parts.empty(); }

@@ -5,8 +5,10 @@
 // are the same run to run; the host decides convergence every iteration.
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <utility>
 
+#include "dist/comm.hpp"
 #include "dist/dist.hpp"
 
 namespace psv {
@@ -14,9 +16,12 @@ namespace dist {
 
 namespace {
 
-std::vector<Buffer> pieces(const std::vector<Part> &parts, const Layout &L, size_t elem) {
+std::vector<Buffer> pieces(const PartSet &parts, const Layout &L, size_t elem) {
     std::vector<Buffer> out;
-    for (int32_t p = 0; p < L.nparts; ++p) out.emplace_back(parts[p].backend, (size_t)L.size(p) * elem);
+    for (int32_t p = 0; p < L.nparts; ++p) {
+        if (parts.holds(p)) out.emplace_back(parts[p].backend, (size_t)L.size(p) * elem);
+        else out.emplace_back();  // another rank's
+    }
     return out;
 }
 
@@ -32,9 +37,9 @@ template <class T> std::vector<const T *> cptrs(std::vector<Buffer> &b) {
     return out;
 }
 
-void fill_all(const std::vector<Part> &parts, const Layout &L, std::vector<Buffer> &b, float value) {
+void fill_all(const PartSet &parts, const Layout &L, std::vector<Buffer> &b, float value) {
     for (int32_t p = 0; p < L.nparts; ++p)
-        if (L.size(p)) parts[p].backend->fill(PSV_FP32, L.size(p), b[p].get(), &value);
+        if (L.size(p) && parts.holds(p)) parts[p].backend->fill(PSV_FP32, L.size(p), b[p].get(), &value);
 }
 
 // t = M (+).(second) x, every vector full (absent entries of t: 0).
@@ -52,27 +57,23 @@ void pattern_product(const PartitionedStore &M, std::vector<Buffer> &x, std::vec
 
 // Sum over the parts, in part order, of one double each part's step wrote into scalars[p]
 // (at `slot`); parts without rows count 0.
-double combine(const std::vector<Part> &parts, const Layout &L, std::vector<Buffer> &scalars, int slot) {
-    double total = 0;
-    for (int32_t p = 0; p < L.nparts; ++p) {
-        if (!L.size(p)) continue;
-        double d = 0;
-        parts[p].backend->download(&d, scalars[p].as<double>() + slot, sizeof d);
-        total += d;
-    }
-    return total;
+double combine(const PartSet &parts, const Layout &L, std::vector<Buffer> &scalars, int slot) {
+    std::vector<double> mine((size_t)L.nparts, 0.0);
+    for (int32_t p = 0; p < L.nparts; ++p)
+        if (L.size(p) && parts.holds(p)) parts[p].backend->download(&mine[p], scalars[p].as<double>() + slot, sizeof(double));
+    return parts.comm->sum(parts, mine);
 }
 
-void broadcast(const std::vector<Part> &parts, const Layout &L, std::vector<Buffer> &scalars, int slot, double value) {
+void broadcast(const PartSet &parts, const Layout &L, std::vector<Buffer> &scalars, int slot, double value) {
     for (int32_t p = 0; p < L.nparts; ++p)
-        if (L.size(p)) parts[p].backend->upload(scalars[p].as<double>() + slot, &value, sizeof value);
+        if (L.size(p) && parts.holds(p)) parts[p].backend->upload(scalars[p].as<double>() + slot, &value, sizeof value);
 }
 
 }  // namespace
 
 bool pagerank(const PartitionedStore &A, const PartitionedStore &AT, double damping, double tolerance,
               int32_t max_iterations, const float *personal, Result &rank, int32_t &iterations) {
-    const std::vector<Part> &parts = AT.parts;
+    const PartSet &parts = AT.parts;
     const LayoutPtr L = AT.rows;  // AT is square: its columns have this layout too
     const int64_t n = A.nrows;
     std::vector<Buffer> r = pieces(parts, *L, sizeof(float));
@@ -97,6 +98,10 @@ bool pagerank(const PartitionedStore &A, const PartitionedStore &AT, double damp
     s.max_iterations = INT32_MAX;  // the host decides: a part's state never ends the loop
     s.tolerance = -1;
     for (int32_t p = 0; p < L->nparts; ++p) {
+        if (!parts.holds(p)) {
+            states.emplace_back();
+            continue;
+        }
         scalars[p] = Buffer(parts[p].backend, sizeof(double));
         states.emplace_back(parts[p].backend, sizeof(LoopState));
         parts[p].backend->upload(states[p].get(), &s, sizeof s);
@@ -104,20 +109,21 @@ bool pagerank(const PartitionedStore &A, const PartitionedStore &AT, double damp
     bool converged = false;
     while (iterations < max_iterations) {
         for (int32_t p = 0; p < L->nparts; ++p)
-            if (L->size(p))
+            if (L->size(p) && parts.holds(p))
                 parts[p].steps->pagerank_scale(L->size(p), r[p].as<float>(), inv[p].as<float>(), w[p].as<float>(),
                                                scalars[p].as<double>());
         broadcast(parts, *L, scalars, 0, combine(parts, *L, scalars, 0));
         pattern_product(AT, w, t);
-        double diff = 0;
+        std::vector<double> diffs((size_t)L->nparts, 0.0);
         for (int32_t p = 0; p < L->nparts; ++p) {
-            if (!L->size(p)) continue;
+            if (!L->size(p) || !parts.holds(p)) continue;
             parts[p].steps->pagerank_update(L->size(p), t[p].as<float>(), r[p].as<float>(), damping,
                                             scalars[p].as<double>(), tele[p].as<float>(), states[p].as<LoopState>());
             LoopState h;
             parts[p].backend->download(&h, states[p].get(), sizeof h);
-            diff += h.diff;
+            diffs[p] = h.diff;
         }
+        const double diff = parts.comm->sum(parts, diffs);
         ++iterations;
         if (diff <= tolerance) {
             converged = true;
@@ -130,7 +136,7 @@ bool pagerank(const PartitionedStore &A, const PartitionedStore &AT, double damp
 
 bool hits(const PartitionedStore &A, const PartitionedStore &AT, double tolerance, int32_t max_iterations,
           Result &hubs, Result &authorities, int32_t &iterations) {
-    const std::vector<Part> &parts = A.parts;
+    const PartSet &parts = A.parts;
     const LayoutPtr LA = A.rows, LT = AT.rows;  // h lives in A's row layout, a in A''s
     const int64_t n = A.nrows;
     // Each product's columns laid out as its input is: a = AT h reads h (LA), h = A a reads a (LT).
@@ -140,8 +146,8 @@ bool hits(const PartitionedStore &A, const PartitionedStore &AT, double toleranc
                         h = pieces(parts, *LA, sizeof(float)), h_prev = pieces(parts, *LA, sizeof(float)),
                         sa, sh;
     for (int32_t p = 0; p < (int32_t)parts.size(); ++p) {
-        sa.emplace_back(parts[p].backend, 2 * sizeof(double));  // total, difference
-        sh.emplace_back(parts[p].backend, 2 * sizeof(double));
+        sa.emplace_back(parts.holds(p) ? Buffer(parts[p].backend, 2 * sizeof(double)) : Buffer());  // total, difference
+        sh.emplace_back(parts.holds(p) ? Buffer(parts[p].backend, 2 * sizeof(double)) : Buffer());
     }
     iterations = 0;
     bool converged = n == 0;
@@ -155,10 +161,10 @@ bool hits(const PartitionedStore &A, const PartitionedStore &AT, double toleranc
             const Layout &L = *M.rows;
             pattern_product(M, in, x);
             for (int32_t p = 0; p < L.nparts; ++p)
-                if (L.size(p)) parts[p].steps->sum(L.size(p), x[p].as<float>(), sc[p].as<double>());
+                if (L.size(p) && parts.holds(p)) parts[p].steps->sum(L.size(p), x[p].as<float>(), sc[p].as<double>());
             broadcast(parts, L, sc, 0, combine(parts, L, sc, 0));
             for (int32_t p = 0; p < L.nparts; ++p)
-                if (L.size(p))
+                if (L.size(p) && parts.holds(p))
                     parts[p].steps->normalize_diff(L.size(p), x[p].as<float>(), sc[p].as<double>(),
                                                    prev[p].as<float>(), sc[p].as<double>() + 1);
             return combine(parts, L, sc, 1);
@@ -182,7 +188,7 @@ bool hits(const PartitionedStore &A, const PartitionedStore &AT, double toleranc
 
 bool rwr(const PartitionedStore &S, const int64_t *queries, int32_t k, double c, double tolerance,
          int32_t max_iterations, std::vector<float> &relevance_host, int32_t *iterations) {
-    const std::vector<Part> &parts = S.parts;
+    const PartSet &parts = S.parts;
     const Layout &L = *S.rows;  // S is square: columns alike
     const int32_t P = L.nparts;
     const int64_t n = S.nrows;
@@ -203,6 +209,7 @@ bool rwr(const PartitionedStore &S, const int64_t *queries, int32_t k, double c,
         q[j] = queries[j];
     }
     for (int32_t p = 0; p < P; ++p) {
+        if (!parts.holds(p)) continue;
         qd[p] = Buffer(parts[p].backend, (size_t)k * sizeof(int64_t));
         diffs[p] = Buffer(parts[p].backend, (size_t)k * sizeof(double));
     }
@@ -211,7 +218,7 @@ bool rwr(const PartitionedStore &S, const int64_t *queries, int32_t k, double c,
     auto upload_queries = [&](int32_t kk) {
         std::vector<int64_t> loc((size_t)kk);
         for (int32_t p = 0; p < P; ++p) {
-            if (!L.size(p)) continue;
+            if (!L.size(p) || !parts.holds(p)) continue;
             for (int32_t jj = 0; jj < kk; ++jj) {
                 const int64_t pos = L.position_of(q[jj]);
                 loc[jj] = L.owner_of_position(pos) == p ? pos - L.offset[p] : -1;
@@ -223,7 +230,7 @@ bool rwr(const PartitionedStore &S, const int64_t *queries, int32_t k, double c,
     upload_queries(kk);
     // R = E, U = E .* inv_degree (AlgoSteps::rwr_start would index a query outside the piece)
     for (int32_t p = 0; p < P; ++p) {
-        if (!L.size(p)) continue;
+        if (!L.size(p) || !parts.holds(p)) continue;
         parts[p].backend->set_bytes(R[p].get(), 0, (size_t)L.size(p) * block);
         parts[p].backend->set_bytes(U[p].get(), 0, (size_t)L.size(p) * block);
     }
@@ -232,25 +239,27 @@ bool rwr(const PartitionedStore &S, const int64_t *queries, int32_t k, double c,
         const int32_t p = L.owner_of_position(pos);
         const size_t at = (size_t)(pos - L.offset[p]) * k + j;
         const float one = 1.0f, u = 1.0f * inv_host[(size_t)q[j]];
+        if (!parts.holds(p)) continue;
         parts[p].backend->upload(R[p].as<float>() + at, &one, sizeof one);
         parts[p].backend->upload(U[p].as<float>() + at, &u, sizeof u);
     }
-    std::vector<double> d((size_t)k), partial((size_t)k);
+    std::vector<double> d((size_t)k);
+    std::vector<std::vector<double>> partial((size_t)P, std::vector<double>((size_t)k, 0.0));
     std::vector<int32_t> fin_src, fin_dst, keep, ident((size_t)k);
     for (int32_t j = 0; j < k; ++j) ident[j] = j;
     std::vector<float> piece;
     int32_t it = 0;
     while (kk > 0 && it < max_iterations) {
         product_pattern_k(S, kk, cptrs<float>(U), ptrs<float>(T));
-        std::fill(d.begin(), d.end(), 0.0);
         for (int32_t p = 0; p < P; ++p) {
             const int64_t m = L.size(p);
-            if (!m) continue;
+            std::fill(partial[p].begin(), partial[p].end(), 0.0);
+            if (!m || !parts.holds(p)) continue;
             parts[p].steps->rwr_update(m, kk, T[p].as<float>(), R[p].as<float>(), U[p].as<float>(), inv[p].as<float>(),
                                        c, qd[p].as<int64_t>(), diffs[p].as<double>());
-            parts[p].backend->download(partial.data(), diffs[p].get(), (size_t)kk * sizeof(double));
-            for (int32_t jj = 0; jj < kk; ++jj) d[jj] += partial[jj];
+            parts[p].backend->download(partial[p].data(), diffs[p].get(), (size_t)kk * sizeof(double));
         }
+        d = parts.comm->sum(parts, partial, (size_t)kk);
         ++it;
         fin_src.clear();
         fin_dst.clear();
@@ -265,11 +274,19 @@ bool rwr(const PartitionedStore &S, const int64_t *queries, int32_t k, double c,
             }
         }
         if (fin_src.empty()) continue;
-        for (int32_t p = 0; p < P; ++p) {  // the finished columns into the host result
+        std::vector<Bytes> blocks((size_t)P);  // the finished columns into the host result
+        for (int32_t p = 0; p < P; ++p) {
+            const int64_t m = L.size(p);
+            if (!m || !parts.holds(p)) continue;
+            blocks[p].resize((size_t)m * kk * sizeof(float));
+            parts[p].backend->download(blocks[p].data(), R[p].get(), blocks[p].size());
+        }
+        parts.comm->all_gather(blocks);
+        for (int32_t p = 0; p < P; ++p) {
             const int64_t m = L.size(p);
             if (!m) continue;
             piece.resize((size_t)m * kk);
-            parts[p].backend->download(piece.data(), R[p].get(), piece.size() * sizeof(float));
+            std::memcpy(piece.data(), blocks[p].data(), piece.size() * sizeof(float));
             for (int64_t i = 0; i < m; ++i) {
                 const int64_t g = L.global_of(L.offset[p] + i);
                 for (size_t f = 0; f < fin_src.size(); ++f)
@@ -281,7 +298,7 @@ bool rwr(const PartitionedStore &S, const int64_t *queries, int32_t k, double c,
         // Compact as rwr_device does: R's kept columns into T, U's into R; the blocks trade roles.
         for (int32_t p = 0; p < P; ++p) {
             const int64_t m = L.size(p);
-            if (!m) continue;
+            if (!m || !parts.holds(p)) continue;
             parts[p].steps->copy_columns(m, R[p].as<float>(), kk, T[p].as<float>(), nk, nk, keep.data(), ident.data());
             parts[p].steps->copy_columns(m, U[p].as<float>(), kk, R[p].as<float>(), nk, nk, keep.data(), ident.data());
             Buffer free_block = std::move(U[p]);

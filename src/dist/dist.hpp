@@ -2,7 +2,10 @@
 // split over its parts, each part a Backend of its own (src/cpu or cuda/). Written over the
 // Backend and AlgoSteps interfaces only, so the same code runs P parts of the CPU backend in one
 // process (CI) and P CUDA parts; the exchange between parts is a copy (Backend::copy within one
-// memory space, staged through the host otherwise), the place where NCCL plugs in later.
+// memory space, staged through the host otherwise) within a process, and through a Comm
+// (comm.hpp: sockets, NCCL) between the ranks of psv_context_create_rank, where each process
+// holds one part: loops run over the parts this process holds, and every step that spans parts
+// is a collective of the Comm.
 //
 //  - layout.cpp:  which part owns each index, and the order of each part's piece.
 //  - matrix.cpp:  PartitionedStore, a MatrixStore whose rows are split by the bitonic layout,
@@ -12,8 +15,10 @@
 //  - product.cpp: the product (local block, all-gather of x, remote block) and psv_mxv's
 //                 partitioned form.
 //  - algorithms.cpp: PageRank, HITS and random walk with restart over the parts.
+//  - comm.cpp, socket.cpp: the exchanges between parts and between ranks.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -54,19 +59,19 @@ void copy_between(Backend &dst_be, void *dst, Backend &src_be, const void *src, 
 
 // ---- vectors ----
 // The pieces of a vector of `type` in layout L: values and presence (nothing present).
-void allocate_pieces(const std::vector<Part> &parts, const Layout &L, psv_type type,
+void allocate_pieces(const PartSet &parts, const Layout &L, psv_type type,
                      std::vector<Buffer> &values, std::vector<Buffer> &present);
 // The whole vector on the host in global order: values (n * type size) and, where the vector is
 // not full, presence (n bytes; else left empty).
-void gather_host(const std::vector<Part> &parts, const psv_vector &v, std::vector<uint8_t> &values,
+void gather_host(const PartSet &parts, const psv_vector &v, std::vector<uint8_t> &values,
                  std::vector<uint8_t> &present);
 // Host arrays in global order into pieces of layout L (present may be nullptr: not written).
-void scatter_host(const std::vector<Part> &parts, const Layout &L, psv_type type, const uint8_t *values,
+void scatter_host(const PartSet &parts, const Layout &L, psv_type type, const uint8_t *values,
                   const uint8_t *present, std::vector<Buffer> &piece_values, std::vector<Buffer> &piece_present);
 // v's values and presence in layout L: v's own buffers where v has that layout already (then
 // `values`/`present` stay empty), else copies (staged through the host) kept in them. The
 // pointers to use are returned in vals/pres (pres entries nullptr where v is full).
-void pieces_in(const std::vector<Part> &parts, const psv_vector &v, const LayoutPtr &L,
+void pieces_in(const PartSet &parts, const psv_vector &v, const LayoutPtr &L,
                std::vector<Buffer> &values, std::vector<Buffer> &present, std::vector<const void *> &vals,
                std::vector<const uint8_t *> &pres);
 // Element i (global) of a partitioned vector: its part and position in that part's piece.
@@ -84,9 +89,10 @@ struct PartBlock {
 
 class PartitionedStore : public MatrixStore {
 public:
-    std::vector<Part> parts;
+    PartSet parts;
     LayoutPtr rows, cols;  // row layout (bitonic) and column layout (that of x in A x)
-    std::vector<PartBlock> blocks;
+    std::vector<PartBlock> blocks;  // empty blocks for the parts other ranks hold
+    bool exchanges = false;         // some part (of any rank) has a remote block
 
     void rebuild(const FormatOptions &opt) override;
     void info(psv_matrix_info &out) const override;
@@ -106,13 +112,33 @@ public:
     std::vector<Buffer> inverse_row_lengths_in(const Layout &L) const;
 };
 
-// The partitioned form of csr over parts: rows by the bitonic layout; columns by `cols`, or
-// (nullptr) the row layout for a square matrix and equal blocks otherwise.
-std::unique_ptr<PartitionedStore> partition(const std::vector<Part> &parts, CsrHost &&csr,
-                                            const FormatOptions &opt, LayoutPtr cols = nullptr);
+// The partitioned form of a matrix from shares of its entries: shares[p] (held p) a CSR of the
+// whole shape in global indices, any split (an entry in two shares combines by dup, in part
+// order). Rows by `rows`, or (nullptr) the bitonic layout of the shares' summed row lengths;
+// columns by `cols`, or (nullptr) the row layout for a square matrix and equal blocks otherwise.
+// Each share's tuples go to the parts owning their rows (Comm::all_to_all), where the blocks are
+// built.
+std::unique_ptr<PartitionedStore> partition_shares(const PartSet &parts, std::vector<CsrHost> &&shares,
+                                                   int64_t nrows, int64_t ncols, psv_type type, bool pattern,
+                                                   const FormatOptions &opt, LayoutPtr cols, psv_op dup,
+                                                   LayoutPtr rows = nullptr);
+// The whole matrix in this process (a multi-part context, or every rank reading one file): each
+// held part takes an equal run of its entries as its share.
+std::unique_ptr<PartitionedStore> partition(const PartSet &parts, CsrHost &&csr, const FormatOptions &opt,
+                                            LayoutPtr cols = nullptr);
+// This rank's share (a rank context's psv_matrix_build).
+std::unique_ptr<PartitionedStore> partition_share(const PartSet &parts, CsrHost &&mine, const FormatOptions &opt,
+                                                  psv_op dup);
 // The same matrix with its columns laid out by `cols` (x in that layout needs no
 // redistribution); the rows keep their bitonic layout.
 std::unique_ptr<PartitionedStore> with_columns(const PartitionedStore &M, LayoutPtr cols);
+// Part p's entries (held p) in global indices, values too where v is given.
+void own_tuples(const PartitionedStore &M, int32_t p, std::vector<int64_t> &r, std::vector<int64_t> &c,
+                std::vector<uint8_t> *v);
+// Run f, this process's part of a step that may fail on one rank alone; then every rank fails
+// alike where any did (the first failing part's status and message), so none waits on a
+// collective the failed one never reaches.
+void agree(const PartSet &parts, const std::function<void()> &f);
 inline const PartitionedStore *as_partitioned(const MatrixStore &M) {
     return dynamic_cast<const PartitionedStore *>(&M);
 }

@@ -3,9 +3,9 @@
 // piece into the part's full-length x buffer, in the gathered order, so the remote block's
 // renumbered columns index it directly -- then the remote block's product, combined with the
 // local result by the semiring's add. The local product comes first so that an asynchronous
-// exchange (NCCL) can run under it; here the exchange is a copy. A part whose remote block is
-// empty moves nothing.
+// exchange (NCCL) runs under it. The exchange is skipped only where no part has a remote block.
 #include "core/ops.hpp"
+#include "dist/comm.hpp"
 #include "dist/dist.hpp"
 
 namespace psv {
@@ -13,26 +13,61 @@ namespace dist {
 
 namespace {
 
-// The full-length x of part q (positions of M.cols' gathered order), elem bytes per position;
-// and its presence where some piece has one (else `present` stays empty).
-void gather_x(const PartitionedStore &M, int32_t q, size_t elem, const std::vector<const void *> &x,
-              const std::vector<const uint8_t *> &x_present, Buffer &full, Buffer &present) {
-    const Layout &C = *M.cols;
-    Backend &dst = *M.parts[q].backend;
-    full = Buffer(&dst, (size_t)C.n * elem);
-    bool any_presence = false;
-    for (const uint8_t *p : x_present) any_presence = any_presence || p;
-    if (any_presence) present = Buffer(&dst, (size_t)C.n);
-    for (int32_t p = 0; p < C.nparts; ++p) {
-        const int64_t m = C.size(p), at = C.offset[p];
-        if (!m) continue;
-        Backend &src = *M.parts[p].backend;
-        copy_between(dst, full.as<uint8_t>() + (size_t)at * elem, src, x[p], (size_t)m * elem);
-        if (!any_presence) continue;
-        if (x_present[p]) copy_between(dst, present.as<uint8_t>() + at, src, x_present[p], (size_t)m);
-        else dst.set_bytes(present.as<uint8_t>() + at, 1, (size_t)m);
+// The exchange of one product: every part's piece of x (elem bytes per position, in M.cols'
+// gathered order) into each held part's full-length buffer, and the presence likewise where
+// some piece has one. Started before the local products, so that an asynchronous exchange (NCCL)
+// runs under them; finish(q) before part q's remote product. Collective: every rank starts it,
+// whatever its own blocks hold.
+class Exchange {
+public:
+    Exchange(const PartitionedStore &M, size_t elem, const std::vector<const void *> &x,
+             const std::vector<const uint8_t *> &x_present) {
+        const Layout &C = *M.cols;
+        const PartSet &parts = M.parts;
+        const int32_t P = (int32_t)parts.size();
+        if (!M.exchanges) return;
+        full_.resize((size_t)P);
+        pfull_.resize((size_t)P);
+        ones_.resize((size_t)P);
+        std::vector<size_t> bytes((size_t)P), pbytes((size_t)P);
+        std::vector<void *> dst((size_t)P, nullptr), pdst((size_t)P, nullptr);
+        std::vector<const void *> psrc((size_t)P, nullptr);
+        bool any_presence = false;
+        for (int32_t p = 0; p < P; ++p) {
+            bytes[p] = (size_t)C.size(p) * elem;
+            pbytes[p] = (size_t)C.size(p);
+            any_presence = any_presence || (parts.holds(p) && x_present[p]);
+        }
+        for (int32_t q = 0; q < P; ++q) {
+            if (!parts.holds(q)) continue;
+            Backend &be = *parts[q].backend;
+            full_[q] = Buffer(&be, (size_t)C.n * elem);
+            dst[q] = full_[q].get();
+            if (!any_presence) continue;
+            pfull_[q] = Buffer(&be, (size_t)C.n);
+            pdst[q] = pfull_[q].get();
+            psrc[q] = x_present[q];
+            if (!psrc[q] && C.size(q)) {  // a full piece: all present
+                ones_[q] = Buffer(&be, (size_t)C.size(q));
+                be.set_bytes(ones_[q].get(), 1, (size_t)C.size(q));
+                psrc[q] = ones_[q].get();
+            }
+        }
+        values_ = parts.comm->gather_pieces(parts, bytes, x, dst);
+        if (any_presence) presence_ = parts.comm->gather_pieces(parts, pbytes, psrc, pdst);
     }
-}
+    // Part q's full x and presence (nullptr: all present).
+    void finish(int32_t q, const void *&x, const uint8_t *&present) {
+        if (values_) values_->finish(q);
+        if (presence_) presence_->finish(q);
+        x = full_.empty() ? nullptr : full_[q].get();
+        present = pfull_.empty() ? nullptr : pfull_[q].as<uint8_t>();
+    }
+
+private:
+    std::vector<Buffer> full_, pfull_, ones_;
+    std::unique_ptr<PieceGather> values_, presence_;
+};
 
 }  // namespace
 
@@ -41,25 +76,28 @@ void product(const PartitionedStore &M, const SpmvArgs &a, const std::vector<con
              const std::vector<uint8_t *> &t_present) {
     const size_t vs = type_size(a.type);
     const bool with_presence = !t_present.empty();
-    for (int32_t q = 0; q < (int32_t)M.blocks.size(); ++q) {
-        const PartBlock &b = M.blocks[q];
-        const int64_t m = M.rows->size(q);
-        if (!m) continue;
-        Backend &be = *M.parts[q].backend;
+    const int32_t P = (int32_t)M.blocks.size();
+    Exchange ex(M, vs, x, x_present);
+    for (int32_t q = 0; q < P; ++q) {  // the local blocks: no exchange needed
+        if (!M.parts.holds(q) || !M.rows->size(q)) continue;
         SpmvArgs s = a;
-        s.A = b.local.get();
+        s.A = M.blocks[q].local.get();
         s.u = x[q];
         s.u_present = x_present[q];
         s.t = t[q];
         s.t_present = with_presence ? t_present[q] : nullptr;
-        be.spmv(s);
-        if (b.remote->nvals == 0) continue;
-        Buffer X, XP;
-        gather_x(M, q, vs, x, x_present, X, XP);
+        M.parts[q].backend->spmv(s);
+    }
+    for (int32_t q = 0; q < P; ++q) {  // the remote blocks, on the gathered x
+        if (!M.parts.holds(q)) continue;
+        const PartBlock &b = M.blocks[q];
+        const int64_t m = M.rows->size(q);
+        SpmvArgs s = a;
+        ex.finish(q, s.u, s.u_present);
+        if (!m || b.remote->nvals == 0) continue;
+        Backend &be = *M.parts[q].backend;
         Buffer t2(&be, (size_t)m * vs), p2(&be, with_presence ? (size_t)m : 0);
         s.A = b.remote.get();
-        s.u = X.get();
-        s.u_present = XP.as<uint8_t>();
         s.t = t2.get();
         s.t_present = p2.as<uint8_t>();
         be.spmv(s);
@@ -83,25 +121,29 @@ void product(const PartitionedStore &M, const SpmvArgs &a, const std::vector<con
 void product_pattern_k(const PartitionedStore &M, int32_t k, const std::vector<const float *> &U,
                        const std::vector<float *> &T) {
     const size_t elem = (size_t)k * sizeof(float);
+    const int32_t P = (int32_t)M.blocks.size();
     const std::vector<const void *> x(U.begin(), U.end());
     const std::vector<const uint8_t *> none(U.size(), nullptr);
-    for (int32_t q = 0; q < (int32_t)M.blocks.size(); ++q) {
+    Exchange ex(M, elem, x, none);
+    for (int32_t q = 0; q < P; ++q)
+        if (M.parts.holds(q) && M.rows->size(q)) M.parts[q].backend->spmm_pattern(*M.blocks[q].local, k, U[q], T[q]);
+    for (int32_t q = 0; q < P; ++q) {
+        if (!M.parts.holds(q)) continue;
         const PartBlock &b = M.blocks[q];
         const int64_t m = M.rows->size(q);
-        if (!m) continue;
+        const void *X = nullptr;
+        const uint8_t *unused = nullptr;
+        ex.finish(q, X, unused);
+        if (!m || b.remote->nvals == 0) continue;
         Backend &be = *M.parts[q].backend;
-        be.spmm_pattern(*b.local, k, U[q], T[q]);
-        if (b.remote->nvals == 0) continue;
-        Buffer X, XP;
-        gather_x(M, q, elem, x, none, X, XP);
         Buffer t2(&be, (size_t)m * elem);
-        be.spmm_pattern(*b.remote, k, X.as<float>(), t2.as<float>());
+        be.spmm_pattern(*b.remote, k, static_cast<const float *>(X), t2.as<float>());
         be.ewise(PSV_PLUS, PSV_FP32, m * k, T[q], nullptr, T[q], nullptr, t2.get(), nullptr);
     }
 }
 
 void mxv(psv_vector *w, const psv_vector *mask, const MxvArgs &m, const PartitionedStore &M, const psv_vector *u) {
-    const std::vector<Part> &parts = M.parts;
+    const PartSet &parts = M.parts;
     const int32_t P = (int32_t)parts.size();
     const size_t vs = type_size(m.type);
     // u in M's column layout, the mask and w's old values in its row layout (copies where the
@@ -119,6 +161,7 @@ void mxv(psv_vector *w, const psv_vector *mask, const MxvArgs &m, const Partitio
     std::vector<void *> tv((size_t)P);
     std::vector<uint8_t *> tp((size_t)P);
     for (int32_t p = 0; p < P; ++p) {
+        if (!parts.holds(p)) continue;
         tv[p] = t_vals[p].get();
         tp[p] = t_pres[p].as<uint8_t>();
     }
@@ -127,10 +170,10 @@ void mxv(psv_vector *w, const psv_vector *mask, const MxvArgs &m, const Partitio
     sa.mul = m.mul;
     sa.type = m.type;
     product(M, sa, uv, up, tv, tp);
-    int64_t present = 0;
+    std::vector<std::vector<int64_t>> present((size_t)P, std::vector<int64_t>(1, 0));
     for (int32_t p = 0; p < P; ++p) {
         const int64_t n = M.rows->size(p);
-        if (!n) continue;
+        if (!n || !parts.holds(p)) continue;
         Backend &be = *parts[p].backend;
         // w's old values first (the assignment keeps what the mask protects), then w<mask> accum= t
         be.copy(out_vals[p].get(), wv[p], (size_t)n * vs);
@@ -153,12 +196,13 @@ void mxv(psv_vector *w, const psv_vector *mask, const MxvArgs &m, const Partitio
         aa.structure = m.structure;
         aa.replace = m.replace;
         be.assign(aa);
-        present += be.count_present(n, out_pres[p].as<uint8_t>());
+        present[p][0] = be.count_present(n, out_pres[p].as<uint8_t>());
     }
+    const int64_t total = parts.comm->sum_counts(parts, present, 1)[0];
     w->layout = M.rows;
     w->piece_values = std::move(out_vals);
     w->piece_present = std::move(out_pres);
-    w->full = present == w->n;
+    w->full = total == w->n;
 }
 
 }  // namespace dist

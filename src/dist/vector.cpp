@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "core/ops.hpp"
+#include "dist/comm.hpp"
 #include "dist/dist.hpp"
 
 namespace psv {
@@ -22,12 +23,17 @@ void copy_between(Backend &dst_be, void *dst, Backend &src_be, const void *src, 
     dst_be.upload(dst, stage.data(), bytes);
 }
 
-void allocate_pieces(const std::vector<Part> &parts, const Layout &L, psv_type type, std::vector<Buffer> &values,
+void allocate_pieces(const PartSet &parts, const Layout &L, psv_type type, std::vector<Buffer> &values,
                      std::vector<Buffer> &present) {
     const size_t vs = type_size(type);
     std::vector<Buffer> v, pr;
     for (int32_t p = 0; p < L.nparts; ++p) {
         Backend *be = parts[p].backend;
+        if (!be) {  // another rank's
+            v.emplace_back();
+            pr.emplace_back();
+            continue;
+        }
         const int64_t m = L.size(p);
         v.emplace_back(be, (size_t)m * vs);
         pr.emplace_back(be, (size_t)m);
@@ -37,20 +43,26 @@ void allocate_pieces(const std::vector<Part> &parts, const Layout &L, psv_type t
     present = std::move(pr);
 }
 
-void gather_host(const std::vector<Part> &parts, const psv_vector &v, std::vector<uint8_t> &values,
+void gather_host(const PartSet &parts, const psv_vector &v, std::vector<uint8_t> &values,
                  std::vector<uint8_t> &present) {
     const Layout &L = *v.layout;
     const size_t vs = type_size(v.type);
-    std::vector<uint8_t> vals((size_t)v.n * vs), pres(v.full ? 0 : (size_t)v.n), piece, ppiece;
+    // Each held piece's values (then its presence) in one block; every part's block, everywhere.
+    std::vector<Bytes> blocks((size_t)L.nparts);
+    for (int32_t p = 0; p < L.nparts; ++p) {
+        const int64_t m = L.size(p);
+        if (!m || !parts.holds(p)) continue;
+        Bytes &b = blocks[p];
+        b.resize((size_t)m * vs + (v.full ? 0 : (size_t)m));
+        parts[p].backend->download(b.data(), v.piece_values[p].get(), (size_t)m * vs);
+        if (!v.full) parts[p].backend->download(b.data() + (size_t)m * vs, v.piece_present[p].get(), (size_t)m);
+    }
+    parts.comm->all_gather(blocks);
+    std::vector<uint8_t> vals((size_t)v.n * vs), pres(v.full ? 0 : (size_t)v.n);
     for (int32_t p = 0; p < L.nparts; ++p) {
         const int64_t m = L.size(p);
         if (!m) continue;
-        piece.resize((size_t)m * vs);
-        parts[p].backend->download(piece.data(), v.piece_values[p].get(), piece.size());
-        if (!v.full) {
-            ppiece.resize((size_t)m);
-            parts[p].backend->download(ppiece.data(), v.piece_present[p].get(), (size_t)m);
-        }
+        const uint8_t *piece = blocks[p].data(), *ppiece = piece + (size_t)m * vs;
         for (int64_t k = 0; k < m; ++k) {
             const int64_t g = L.global_of(L.offset[p] + k);
             std::memcpy(&vals[(size_t)g * vs], &piece[(size_t)k * vs], vs);
@@ -61,13 +73,13 @@ void gather_host(const std::vector<Part> &parts, const psv_vector &v, std::vecto
     present = std::move(pres);
 }
 
-void scatter_host(const std::vector<Part> &parts, const Layout &L, psv_type type, const uint8_t *values,
+void scatter_host(const PartSet &parts, const Layout &L, psv_type type, const uint8_t *values,
                   const uint8_t *present, std::vector<Buffer> &piece_values, std::vector<Buffer> &piece_present) {
     const size_t vs = type_size(type);
     std::vector<uint8_t> piece, ppiece;
     for (int32_t p = 0; p < L.nparts; ++p) {
         const int64_t m = L.size(p);
-        if (!m) continue;
+        if (!m || !parts.holds(p)) continue;
         piece.resize((size_t)m * vs);
         ppiece.resize((size_t)m);
         for (int64_t k = 0; k < m; ++k) {
@@ -80,7 +92,7 @@ void scatter_host(const std::vector<Part> &parts, const Layout &L, psv_type type
     }
 }
 
-void pieces_in(const std::vector<Part> &parts, const psv_vector &v, const LayoutPtr &L, std::vector<Buffer> &values,
+void pieces_in(const PartSet &parts, const psv_vector &v, const LayoutPtr &L, std::vector<Buffer> &values,
                std::vector<Buffer> &present, std::vector<const void *> &vals, std::vector<const uint8_t *> &pres) {
     vals.assign((size_t)L->nparts, nullptr);
     pres.assign((size_t)L->nparts, nullptr);

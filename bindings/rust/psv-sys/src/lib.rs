@@ -37,6 +37,7 @@ pub const PSV_ERROR_BACKEND_UNAVAILABLE: i32 = -201;
 pub const PSV_ERROR_IO: i32 = -202;
 pub const PSV_ERROR_PARSE: i32 = -203;
 pub const PSV_ERROR_DEVICE: i32 = -204;
+pub const PSV_ERROR_COMMUNICATION: i32 = -205;
 pub const PSV_BACKEND_AUTO: i32 = 0;
 pub const PSV_BACKEND_CPU: i32 = 1;
 pub const PSV_BACKEND_CUDA: i32 = 2;
@@ -78,6 +79,7 @@ pub const PSV_KERNEL_TILE_COO: i32 = 2;
 pub const PSV_KERNEL_CSR: i32 = 3;
 pub const PSV_KERNEL_STREAM: i32 = 4;
 pub const PSV_MAX_PARTS: i32 = 1024;
+pub const PSV_ID_BYTES: i32 = 256;
 pub const PSV_READ_UNDIRECTED: i32 = 1;
 pub const PSV_READ_RELABEL: i32 = 2;
 
@@ -108,6 +110,14 @@ pub struct psv_semiring {
     _private: [u8; 0],
     _marker: core::marker::PhantomData<(*mut u8, core::marker::PhantomPinned)>,
 }
+
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct psv_id {
+    pub opaque: [i64; 32],
+}
+const _: () = assert!(core::mem::size_of::<psv_id>() == 256);
+const _: () = assert!(core::mem::align_of::<psv_id>() == 8);
 
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -181,6 +191,16 @@ unsafe extern "C" {
         ctx: *mut *mut psv_context,
     ) -> psv_status;
     pub fn psv_context_nparts(ctx: *const psv_context, nparts: *mut i32) -> psv_status;
+    pub fn psv_unique_id(backend: psv_backend, id: *mut psv_id) -> psv_status;
+    pub fn psv_context_create_rank(
+        backend: psv_backend,
+        id: *const psv_id,
+        nranks: i32,
+        rank: i32,
+        device: i32,
+        ctx: *mut *mut psv_context,
+    ) -> psv_status;
+    pub fn psv_context_rank(ctx: *const psv_context, rank: *mut i32) -> psv_status;
     pub fn psv_semiring_create(
         ctx: *mut psv_context,
         add: psv_op,
