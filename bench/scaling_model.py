@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The on-paper model of partitioned PageRank on P H200s: design.md, section 14, prints its tables.
+"""The on-paper model of partitioned PageRank on P H200s: prints the tables of design.md, section 14.
 
 Every input is below with where it comes from; "est." marks what was not measured by psv. One
 PageRank iteration per GPU: the product of its rows of A' (its local block, then the remote block
