@@ -121,6 +121,7 @@ __global__ void count_kernel(int64_t n, const uint32_t *flag, unsigned long long
 __global__ void gather_kernel(int64_t n, const int32_t *glob, const float *x, float *out) { GLOOP(k, n) out[k] = x[glob[k]]; }
 __global__ void scatter_kernel(int64_t n, const int32_t *glob, const float *y, float *out) { GLOOP(k, n) out[glob[k]] = y[k]; }
 __global__ void add_kernel(int64_t n, const float *y, float *out) { GLOOP(i, n) out[i] += y[i]; }
+__global__ void away_kernel(int64_t n, const int32_t *part, int32_t p, int32_t *away) { GLOOP(i, n) away[i] = part[i] != p; }
 
 // Scratch of the matrix's size, kept across parts: entry flags and places (nnz + 1 each), index
 // flags and places (n + 1 each).
@@ -190,6 +191,22 @@ struct XSet {
     XSet &operator=(const XSet &) = delete;
 };
 
+// The columns c of M with part[c] == p as a CSR of their own (renumbered in order), with x
+// vectors of that length whose first holds x0's values at those columns.
+struct Block {
+    Csr B;
+    std::unique_ptr<XSet> xs;
+    Block(const Csr &M, const int32_t *part, int32_t p, Scratch &s, const float *x0, size_t l2) {
+        Dev<int32_t> loc, glob;
+        B = extract(M, true, part, p, s, loc, glob);
+        loc.reset();
+        Dev<float> first(B.ncols);
+        gather_kernel<<<grid(B.ncols), 256, 0, g_st>>>(B.ncols, glob, x0, first.p);
+        CKL();
+        xs = std::make_unique<XSet>(B.ncols, l2, first.p);
+    }
+};
+
 struct Semirings {
     psv_semiring *w = nullptr, *p = nullptr;
     Semirings() {
@@ -246,6 +263,40 @@ Times time_product(const Csr &M, const XSet &xs, const Semirings &sr, float *y, 
     return t;
 }
 
+// A row part's product as the library runs it (src/dist/product.cpp): the local block (the
+// columns the part owns: under a square matrix's layout, its own rows' indices) while x is
+// all-gathered, then the remote block (the other columns) added into y by the plus accumulator.
+// Both psv AUTO, weighted, ms; y receives local + remote of the first x.
+struct Split {
+    double local = 0, remote = 0;
+    int64_t local_nnz = 0, remote_nnz = 0;
+};
+Split time_split(const Csr &M, const int32_t *part, int32_t p, Scratch &s, const float *x0, size_t l2, const Semirings &sr, float *y) {
+    Dev<int32_t> away(M.ncols);
+    away_kernel<<<grid(M.ncols), 256, 0, g_st>>>(M.ncols, part, p, away);
+    CKL();
+    const Block local(M, part, p, s, x0, l2), remote(M, away, 1, s, x0, l2);
+    away.reset();
+    Split sp;
+    sp.local_nnz = local.B.nnz, sp.remote_nnz = remote.B.nnz;
+    MatrixHandle L = local.B.nnz ? build_psv(local.B, nullptr) : MatrixHandle(nullptr, free_matrix);
+    MatrixHandle R = remote.B.nnz ? build_psv(remote.B, nullptr) : MatrixHandle(nullptr, free_matrix);
+    psv_vector *W = nullptr;
+    PK(psv_vector_create(g_ctx, PSV_FP32, M.nrows, &W));
+    std::unique_ptr<psv_vector, void (*)(psv_vector *)> Wh(W, [](psv_vector *v) { psv_vector_free(&v); });
+    auto product = [&](const MatrixHandle &B, const Block &b, psv_op accum, int i) {
+        if (B) PK(psv_mxv(W, nullptr, accum, sr.w, B.get(), b.xs->U[i % b.xs->nx], 0));
+    };
+    if (L) sp.local = g_timer.run([&](int i) { product(L, local, PSV_NOOP, i); }).med;
+    product(L, local, PSV_NOOP, 0);  // y's pattern before the remote block's accumulation
+    if (R) sp.remote = g_timer.run([&](int i) { product(R, remote, PSV_PLUS, i); }).med;
+    PK(psv_vector_clear(W));
+    product(L, local, PSV_NOOP, 0);
+    product(R, remote, PSV_PLUS, 0);
+    PK(psv_vector_get_device(W, y, M.nrows));
+    return sp;
+}
+
 // The local work of one GPU's ring reduce-scatter of a partial y of n: P - 1 steps, each adding a
 // received chunk of n/P into its own (the link's transfer itself is not on one GPU).
 double time_reduce_local(int64_t n, int P) {
@@ -268,6 +319,7 @@ struct SchemeRes {
     double max_w = 0, sum_w = 0, max_p = 0, sum_p = 0, max_cs = 0, sum_cs = 0, whole_w = 0, whole_p = 0;
     int64_t max_nnz = 0, nnz = 0, max_touched = 0;
     double exchange = 0, extra_local = 0, reduce_ms = 0, max_model = 0, err = NAN;
+    double max_local = 0, max_remote = 0, max_split = 0, err_split = NAN;  // rows: the library's split
 };
 std::vector<SchemeRes> g_part_results;
 
@@ -286,7 +338,7 @@ void bench_partition(const Csr &A, const std::string &name, const std::vector<in
     XSet full(nc, (size_t)l2, nullptr);
     Dev<double> ref(nr);
     ref_spmv(nr, A.rp, A.col, A.val, full.X.p, ref);
-    Dev<float> y(nr), ysum(nr);
+    Dev<float> y(nr), ysum(nr), ysplit(nr);
     std::string plan;
     const Times whole = time_product(A, full, sr, y, plan);
     std::printf("whole matrix: psv weighted %.4f ms, pattern %.4f ms, cuSPARSE CSR_ALG1 %.4f ms (err %.1e; plan: %s); model %.0f MB, "
@@ -314,40 +366,48 @@ void bench_partition(const Csr &A, const std::string &name, const std::vector<in
             Dev<int32_t> part;
             deal(A, sc.by_cols, sc.rule, P, part);
             CK(cudaMemsetAsync(ysum.p, 0, (size_t)nr * 4, g_st));
+            CK(cudaMemsetAsync(ysplit.p, 0, (size_t)nr * 4, g_st));
             std::printf("P=%d %s:\n", P, sc.name);
             for (int32_t p = 0; p < P; ++p) {
-                Dev<int32_t> loc, glob;
-                Csr M = extract(A, sc.by_cols, part, p, scratch, loc, glob);
+                Csr M;
+                std::unique_ptr<Block> cols;  // a column part with its own x
+                Dev<int32_t> loc, glob;       // a row part's rows
+                if (sc.by_cols) cols = std::make_unique<Block>(A, part, p, scratch, full.X.p, (size_t)l2);
+                else M = extract(A, false, part, p, scratch, loc, glob);
+                const Csr &PM = sc.by_cols ? cols->B : M;
                 loc.reset();
-                const int64_t touched = touched_columns(M);
-                Dev<float> xfirst;
-                if (sc.by_cols) {  // the part's x: the first input's values at its columns
-                    xfirst.alloc(M.ncols);
-                    gather_kernel<<<grid(M.ncols), 256, 0, g_st>>>(M.ncols, glob, full.X.p, xfirst.p);
-                    CKL();
-                }
-                Times t;
-                {
-                    std::unique_ptr<XSet> own;
-                    if (sc.by_cols) own = std::make_unique<XSet>(M.ncols, (size_t)l2, xfirst.p);
-                    t = time_product(M, sc.by_cols ? *own : full, sr, y, plan);
-                }
+                const int64_t touched = touched_columns(PM);
+                const Times t = time_product(PM, sc.by_cols ? *cols->xs : full, sr, y, plan);
                 if (sc.by_cols) add_kernel<<<grid(nr), 256, 0, g_st>>>(nr, y, ysum);
-                else scatter_kernel<<<grid(M.nrows), 256, 0, g_st>>>(M.nrows, glob, y, ysum);
+                else scatter_kernel<<<grid(PM.nrows), 256, 0, g_st>>>(PM.nrows, glob, y, ysum);
                 CKL();
-                const double model = model_bytes(M.nrows, M.nnz, touched);
+                if (!sc.by_cols && nr == nc) {  // the library's split of a row part
+                    const Split sp = time_split(PM, part, p, scratch, full.X.p, (size_t)l2, sr, y);
+                    scatter_kernel<<<grid(PM.nrows), 256, 0, g_st>>>(PM.nrows, glob, y, ysplit);
+                    CKL();
+                    r.max_local = std::max(r.max_local, sp.local), r.max_remote = std::max(r.max_remote, sp.remote);
+                    r.max_split = std::max(r.max_split, sp.local + sp.remote);
+                    std::printf("  part %d split: local block %lld entries %.4f ms, remote block %lld entries %.4f ms (added into y)\n", p,
+                                (long long)sp.local_nnz, sp.local, (long long)sp.remote_nnz, sp.remote);
+                }
+                const double model = model_bytes(PM.nrows, PM.nnz, touched);
                 std::printf("  part %d: %lld x %lld, %lld entries, %lld columns touched; psv %.4f ms (pattern %.4f), cuSPARSE %.4f ms; "
                             "model %.0f MB (%.0f%% of copy); %s\n",
-                            p, (long long)M.nrows, (long long)M.ncols, (long long)M.nnz, (long long)touched, t.w, t.p, t.cs, mb(model),
+                            p, (long long)PM.nrows, (long long)PM.ncols, (long long)PM.nnz, (long long)touched, t.w, t.p, t.cs, mb(model),
                             t.w > 0 ? 100.0 * eff_share_of(model, t.w) : 0.0, plan.c_str());
                 r.max_w = std::max(r.max_w, t.w), r.sum_w += t.w;
                 r.max_p = std::max(r.max_p, t.p), r.sum_p += t.p;
                 r.max_cs = std::max(r.max_cs, t.cs), r.sum_cs += t.cs;
-                r.max_nnz = std::max(r.max_nnz, M.nnz), r.nnz += M.nnz;
+                r.max_nnz = std::max(r.max_nnz, PM.nnz), r.nnz += PM.nnz;
                 r.max_touched = std::max(r.max_touched, touched);
                 r.max_model = std::max(r.max_model, model);
             }
             r.err = rel_err(nr, ysum, ref);
+            if (r.max_split > 0) {
+                r.err_split = rel_err(nr, ysplit, ref);
+                std::printf("  => split: local max %.4f ms, remote (added) max %.4f ms, local + remote max %.4f ms; y err %.1e\n",
+                            r.max_local, r.max_remote, r.max_split, r.err_split);
+            }
             std::printf("  => max %.4f ms, sum %.4f ms (whole %.4f); pattern max %.4f, sum %.4f; cuSPARSE max %.4f, sum %.4f; "
                         "entries max/mean %.3f; exchange %.1f MB per GPU, extra local %.1f MB (reduce sums %.4f ms); y err %.1e\n",
                         r.max_w, r.sum_w, whole.w, r.max_p, r.sum_p, r.max_cs, r.sum_cs, (double)r.max_nnz * P / (double)r.nnz,
@@ -362,11 +422,16 @@ void print_partition_table() {
     if (g_part_results.empty()) return;
     std::printf("\n== partitioning: rows or columns (per part timed alone on one GPU; ms, medians) ==\n");
     std::printf("| matrix | P | scheme | entries max/mean | x touched max (M) | psv max | psv sum / whole | pattern max | cuSPARSE max "
-                "| model MB max part | exchange MB/GPU | extra local MB | reduce sums ms | y err |\n");
-    std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-    for (const auto &r : g_part_results)
-        std::printf("| %s | %d | %s | %.3f | %.2f | %.4f | %.3f | %.4f | %.4f | %.0f | %.1f | %.1f | %.4f | %.1e |\n", r.matrix.c_str(), r.P,
-                    r.scheme.c_str(), (double)r.max_nnz * r.P / std::max<double>(1, (double)r.nnz), (double)r.max_touched / 1e6, r.max_w,
-                    r.sum_w / r.whole_w, r.max_p, r.max_cs, mb(r.max_model), mb(r.exchange), mb(r.extra_local), r.reduce_ms, r.err);
+                "| split local max | split remote max | split max | model MB max part | exchange MB/GPU | extra local MB "
+                "| reduce sums ms | y err |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (const auto &r : g_part_results) {
+        char split[96] = "- | - | -";
+        if (r.max_split > 0) std::snprintf(split, sizeof split, "%.4f | %.4f | %.4f", r.max_local, r.max_remote, r.max_split);
+        std::printf("| %s | %d | %s | %.3f | %.2f | %.4f | %.3f | %.4f | %.4f | %s | %.0f | %.1f | %.1f | %.4f | %.1e |\n", r.matrix.c_str(),
+                    r.P, r.scheme.c_str(), (double)r.max_nnz * r.P / std::max<double>(1, (double)r.nnz), (double)r.max_touched / 1e6,
+                    r.max_w, r.sum_w / r.whole_w, r.max_p, r.max_cs, split, mb(r.max_model), mb(r.exchange), mb(r.extra_local),
+                    r.reduce_ms, r.err);
+    }
     std::fflush(stdout);
 }
