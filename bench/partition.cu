@@ -266,7 +266,9 @@ Times time_product(const Csr &M, const XSet &xs, const Semirings &sr, float *y, 
 // A row part's product as the library runs it (src/dist/product.cpp): the local block (the
 // columns the part owns: under a square matrix's layout, its own rows' indices) while x is
 // all-gathered, then the remote block (the other columns) added into y by the plus accumulator.
-// Both psv AUTO, weighted, ms; y receives local + remote of the first x.
+// Each block's columns are renumbered in index order (the library's remote block keeps the
+// gathered order, a permutation of them). Both psv AUTO, weighted, ms; y receives local + remote
+// of the first x.
 struct Split {
     double local = 0, remote = 0;
     int64_t local_nnz = 0, remote_nnz = 0;
