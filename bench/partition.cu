@@ -16,6 +16,8 @@
 //   cols, ranked blocks  contiguous blocks of psv's column ranking (length descending, ties by
 //                        index): the heavy columns together
 //   cols, bitonic        the bitonic deal of columns by column length
+// A row part is also timed as src/dist/product.cpp runs it: its local block (the columns it owns)
+// and then its remote block added into y (time_split).
 // Every scheme's parts together give y: the row parts' pieces scattered, the column parts'
 // partial ys summed in part order; that y is checked against the fp64 reference.
 #include <cusparse.h>
