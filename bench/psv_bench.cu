@@ -22,6 +22,9 @@
 //                              -1 = one tile, "none" = skip (default "0,-1")
 //   --alg-reps R (1)           timed calls per algorithm (PageRank, HITS)
 //   --kernels LIST             which of tile-composite,tile-coo,csr,stream to time besides auto (all)
+//   --partition P[,P...]       the following matrices: split into P parts by rows (bitonic) and
+//                              by columns (blocks, ranked blocks, bitonic), each part's product
+//                              timed alone, the exchange bytes counted (bench/partition.cu)
 //
 // Timing: CUDA events on psv's own stream (psv::cuda::stream_of), median of R runs after W
 // warm-ups; before every timed run the L2 is flushed (a memset of 2x L2 outside the events) and
@@ -63,6 +66,11 @@ const psv_kernel kKernels[kNumKernels] = {PSV_KERNEL_AUTO, PSV_KERNEL_TILE_COMPO
 // time_algorithms (algos.cu): PageRank, HITS and RWR on PA, psv against
 // the cuSPARSE-based versions with algorithm `best`.
 void time_algorithms(const Csr &A, psv_matrix *PA, int best, Result &res);
+// partition.cu: A split by rows and by columns into each of `parts` parts, each part timed
+// alone; print_partition_table: their table (nothing where none ran).
+void bench_partition(const Csr &A, const std::string &name, const std::vector<int> &parts);
+void print_partition_table();
+static std::vector<int> g_partition_parts;  // --partition
 
 [[noreturn]] void die(const char *fmt, ...) {
     va_list ap;
@@ -141,8 +149,8 @@ static Csr load_csr(const std::string &spec, Result &res) {
 }
 
 // psv's matrix built from the device CSR M (the context's default options); build_s receives
-// the seconds (nullptr: not timed).
-static MatrixHandle build_psv(const Csr &M, double *build_s) {
+// the seconds (nullptr: not timed). partition.cu builds its parts with it too.
+MatrixHandle build_psv(const Csr &M, double *build_s) {
     psv::Backend &be = psv::cuda::backend_of(g_ctx);
     Dev<int64_t> rp64(M.nrows + 1);
     i32_to_i64(M.nrows + 1, M.rp, rp64);
@@ -406,7 +414,9 @@ static void usage() {
                  "                 [--variant tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr|stream,hot=H,ranked=0|1,prefix=P,sbps=N,shs=X,shp=X]... MATRIX...\n"
                  "  MATRIX: rmat:SCALE[:EF] | stencil:N | PATH[@LABEL]\n"
                  "       psv_bench --capacity [--weighted] [--transpose auto|cache|push] rmat:SCALE[:EF]...\n"
-                 "  (capacity: R-MAT generated in chunks into psv's streamed construction, then PageRank)\n");
+                 "  (capacity: R-MAT generated in chunks into psv's streamed construction, then PageRank)\n"
+                 "       psv_bench --partition P[,P...] MATRIX...\n"
+                 "  (partition: each part's product of a row and of column partitionings, timed alone)\n");
     std::exit(2);
 }
 
@@ -440,8 +450,9 @@ static Opts::Variant parse_variant(const std::string &spec) {
     return v;
 }
 
-// comma list; 0: L2/16 bytes, -1: one tile; "none": no prototype
-static std::vector<int64_t> parse_proto_tw(const std::string &l) {
+// A comma list of integers ("none": empty): --proto-tw's tile widths (0: L2 / 16 bytes, -1: one
+// tile), --partition's part counts.
+static std::vector<int64_t> parse_int_list(const std::string &l) {
     std::vector<int64_t> tw;
     if (l != "none")
         for (size_t p = 0; p <= l.size();) {
@@ -476,13 +487,18 @@ static std::vector<std::pair<std::string, std::string>> parse_args(int argc, cha
         }
         else if (a == "--no-flush") O.flush = false;
         else if (a == "--alg-reps") O.alg_reps = std::max(1, std::atoi(next().c_str()));
-        else if (a == "--proto-tw") O.proto_tw = parse_proto_tw(next());
+        else if (a == "--proto-tw") O.proto_tw = parse_int_list(next());
         else if (a == "--rwr-max-nnz") O.rwr_max_nnz = std::atoll(next().c_str());
         else if (a == "--algo-max-nnz") O.algo_max_nnz = std::atoll(next().c_str());
         else if (a == "--seed") O.seed = std::strtoull(next().c_str(), nullptr, 10);
         else if (a == "--variant") O.variants.push_back(parse_variant(next()));
         else if (a == "--contrast") kind = "contrast";
         else if (a == "--capacity") kind = "capacity";
+        else if (a == "--partition") {
+            kind = "partition";
+            g_partition_parts.clear();
+            for (const int64_t p : parse_int_list(next())) g_partition_parts.push_back((int)p);
+        }
         else if (a == "--weighted") O.capacity_weighted = true;
         else if (a == "--transpose") {
             const std::string t = next();
@@ -544,6 +560,14 @@ int main(int argc, char **argv) {
                 bench_capacity(m.first, O.capacity_weighted, O.capacity_transpose);
                 continue;
             }
+            if (m.second == "partition") {
+                Result res;
+                std::printf("\n=== %s: partitioned ===\n", m.first.c_str());
+                const Csr A = load_csr(m.first, res);
+                bench_partition(A, res.name, g_partition_parts);
+                pool_trim();
+                continue;
+            }
             bench_matrix(m.first, m.second);
         } catch (const psv::Error &e) {
             std::printf("%s: psv error: %s\n", m.first.c_str(), e.what());
@@ -552,7 +576,8 @@ int main(int argc, char **argv) {
         }
         write_outputs();  // after every matrix: a later failure keeps what was measured
     }
-    print_table();
+    if (!g_results.empty()) print_table();
+    print_partition_table();
     write_outputs();
     g_timer.release();
     CS(cusparseDestroy(g_sp));
