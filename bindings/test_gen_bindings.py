@@ -84,11 +84,12 @@ class Coverage(unittest.TestCase):
 
     def test_structs(self):
         names = [s[0] for s in self.h.structs]
-        self.assertEqual(names, ["psv_matrix_info", "psv_tile_info"])
-        mi = dict((f[1], f) for f in self.h.structs[0][1])
+        self.assertEqual(names, ["psv_id", "psv_matrix_info", "psv_tile_info"])
+        self.assertEqual(gb.layout(self.h.structs[0][1]), (256, 8))  # PSV_ID_BYTES, opaque
+        mi = dict((f[1], f) for f in self.h.structs[1][1])
         self.assertEqual(mi["reserved"], ("int64_t", "reserved", 6))  # device_bytes and peak_bytes took a word each
         self.assertEqual(mi["padding_ratio"][0], "double")
-        self.assertEqual(gb.layout(self.h.structs[1][1]), (104, 8))
+        self.assertEqual(gb.layout(self.h.structs[2][1]), (104, 8))
 
     def test_version_collision_renamed_in_fortran_only(self):
         f90 = self.out[gb.OUT_FORTRAN]
