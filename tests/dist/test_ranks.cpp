@@ -219,7 +219,8 @@ void test_against_one_part(psv_backend be, psv_backend id_backend, const Graph &
     REQUIRE(psv_context_create(be, 0, &one) == PSV_SUCCESS);
     const Results want = compute(one, g, 0, 1);
     psv_context_free(&one);
-    for (int32_t P : {1, 2, 3, 5}) {
+    const bool small = std::getenv("PSV_GPU_TEST_SMALL") != nullptr;  // under the sanitizers
+    for (int32_t P : small ? std::vector<int32_t>{1, 3} : std::vector<int32_t>{1, 2, 3, 5}) {
         std::vector<Results> got((size_t)P);
         std::vector<psv_status> join;
         on_ranks(id_backend, be, P, [&](int32_t r, psv_context *ctx) { got[r] = compute(ctx, g, r, P); }, join);
@@ -227,7 +228,7 @@ void test_against_one_part(psv_backend be, psv_backend id_backend, const Graph &
             CHECK_MSG(join[r] == PSV_SUCCESS, "%d ranks: rank %d joined with %d", (int)P, (int)r, (int)join[r]);
             compare(got[r], want, P, r);
         }
-        if (P == 3) {  // run to run: bit-identical
+        if (P == 3 && !small) {  // run to run: bit-identical
             std::vector<Results> again((size_t)P);
             on_ranks(id_backend, be, P, [&](int32_t r, psv_context *ctx) { again[r] = compute(ctx, g, r, P); }, join);
             CHECK(again[0].rank == got[0].rank && again[2].hubs == got[2].hubs && again[1].wy == got[1].wy);
