@@ -15,20 +15,10 @@ namespace psv {
 namespace dist {
 
 double Comm::sum(const PartSet &parts, const std::vector<double> &mine) {
-    std::vector<Bytes> b((size_t)nparts);
+    std::vector<std::vector<double>> one((size_t)nparts);
     for (int32_t p = 0; p < nparts; ++p)
-        if (parts.holds(p)) {
-            b[p].resize(sizeof(double));
-            std::memcpy(b[p].data(), &mine[p], sizeof(double));
-        }
-    all_gather(b);
-    double total = 0;
-    for (int32_t p = 0; p < nparts; ++p) {
-        double d;
-        std::memcpy(&d, b[p].data(), sizeof d);
-        total += d;
-    }
-    return total;
+        if (parts.holds(p)) one[p].assign(1, mine[p]);
+    return sum(parts, one, 1)[0];
 }
 
 std::vector<double> Comm::sum(const PartSet &parts, const std::vector<std::vector<double>> &mine, size_t k) {

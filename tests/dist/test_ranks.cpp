@@ -19,36 +19,19 @@
 #include "psv/psv.h"  // before check.h: its test_backend()
 #include "check.h"
 #include "api/internal.h"
+#include "rmat_graph.hpp"
 
 namespace {
 
-struct Graph {
-    int64_t n = 0;
-    std::vector<int64_t> rows, cols;
-    std::vector<double> w;  // weights for the weighted product
+// The graph's tuples, with a weight each for the weighted product.
+struct Weighted : Graph {
+    std::vector<double> w;
 };
 
-// R-MAT (a = 0.57, b = c = 0.19), edges * 2^scale tuples, fixed LCG seed, duplicates kept.
-Graph rmat(int scale, int edges, uint64_t seed) {
-    Graph g;
-    g.n = int64_t(1) << scale;
-    uint64_t s = seed;
-    auto next = [&] {
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        return (double)(s >> 11) / 9007199254740992.0;
-    };
-    for (int64_t e = 0; e < g.n * edges; ++e) {
-        int64_t r = 0, c = 0;
-        for (int b = 0; b < scale; ++b) {
-            const double x = next();
-            const int q = x < 0.57 ? 0 : x < 0.76 ? 1 : x < 0.95 ? 2 : 3;
-            r = r * 2 + (q >> 1);
-            c = c * 2 + (q & 1);
-        }
-        g.rows.push_back(r);
-        g.cols.push_back(c);
-        g.w.push_back(0.25 + (double)(e % 7));
-    }
+Weighted rmat_weighted(int scale, int edges, uint64_t seed) {
+    Weighted g;
+    static_cast<Graph &>(g) = rmat(scale, edges, seed);
+    for (size_t e = 0; e < g.rows.size(); ++e) g.w.push_back(0.25 + (double)(e % 7));
     return g;
 }
 
@@ -83,7 +66,7 @@ struct Results {
 };
 
 // share: the tuples of g this context builds from (every tuple for a one-part context)
-Results compute(psv_context *ctx, const Graph &g, int32_t rank, int32_t nranks) {
+Results compute(psv_context *ctx, const Weighted &g, int32_t rank, int32_t nranks) {
     Results r;
     std::vector<int64_t> rows, cols;
     std::vector<double> w;
@@ -214,7 +197,7 @@ void compare(const Results &got, const Results &want, int32_t nranks, int32_t ra
     CHECK_MSG(got.wy.size() == want.wy.size() && d <= 1e-12 * t, "%d ranks: weighted mxv L1 %.3g", (int)nranks, d / t);
 }
 
-void test_against_one_part(psv_backend be, psv_backend id_backend, const Graph &g) {
+void test_against_one_part(psv_backend be, psv_backend id_backend, const Weighted &g) {
     psv_context *one = nullptr;
     REQUIRE(psv_context_create(be, 0, &one) == PSV_SUCCESS);
     const Results want = compute(one, g, 0, 1);
@@ -332,7 +315,7 @@ void test_bad_joins(psv_backend be) {
 int main() {
     const psv_backend be = test_backend();
     setenv("PSV_SOCKET_ADDR", "127.0.0.1", 1);
-    const Graph g = rmat(9, 8, 12345);
+    const Weighted g = rmat_weighted(9, 8, 12345);
     test_against_one_part(be, PSV_BACKEND_CPU, g);  // CUDA ranks: host exchange (one GPU)
     if (be == PSV_BACKEND_CUDA) {
         // one rank through NCCL where this build has it (NCCL takes one rank per GPU)
