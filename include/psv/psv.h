@@ -247,8 +247,9 @@ PSV_API int32_t psv_backend_available(psv_backend backend);
  * a one-part context up to the rounding of sums split over the parts.
  * CPU backend: the parts live in this process's memory and exchange by memory copies (devices
  * is ignored and may be NULL). CUDA backend: part p runs on device devices[p] (several parts
- * may name one device; devices NULL: every part on device 0) and exchanges by copies through
- * the backend (device-to-device copies). nparts == 1 gives the context psv_context_create gives.
+ * may name one device; devices NULL: every part on device 0) and exchanges by copies (within a
+ * device directly, between two devices through the host; psv_context_create_rank's contexts use
+ * NCCL). nparts == 1 gives the context psv_context_create gives.
  * @param[in]  backend  PSV_BACKEND_AUTO, PSV_BACKEND_CPU or PSV_BACKEND_CUDA
  * @param[in]  nparts   1 .. PSV_MAX_PARTS
  * @param[in]  devices  nparts CUDA device ordinals (>= 0), or NULL
@@ -290,7 +291,8 @@ typedef struct psv_id {
  * carries an NCCL unique id, and the ranks' CUDA parts exchange the product's vector pieces with
  * NCCL, on a stream of their own overlapped with the local product. backend PSV_BACKEND_CPU:
  * sockets only; CUDA ranks joined with such an id exchange through host memory (the way to run
- * several ranks on one GPU, which NCCL refuses).
+ * several ranks on one GPU, which NCCL refuses). An id whose rank 0 never joins keeps its
+ * listening socket until the process ends.
  * @param[in]  backend  PSV_BACKEND_AUTO, PSV_BACKEND_CPU or PSV_BACKEND_CUDA
  * @param[out] id       the id; untouched on failure
  * @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER; PSV_ERROR_INVALID_VALUE (unknown backend);
