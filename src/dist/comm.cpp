@@ -98,7 +98,8 @@ public:
     LocalGather(const PartSet &parts, const std::vector<size_t> &bytes, const std::vector<const void *> &src,
                 const std::vector<void *> &full)
         : parts_(parts), bytes_(bytes), src_(src), full_(full) {}
-    void finish(int32_t q) override {
+    void finish(int32_t q, bool needed) override {
+        if (!needed) return;
         size_t at = 0;
         for (size_t p = 0; p < bytes_.size(); ++p) {
             copy_between(*parts_[q].backend, static_cast<uint8_t *>(full_[q]) + at, *parts_[p].backend, src_[p], bytes_[p]);
@@ -133,7 +134,13 @@ public:
 class DeviceGather : public PieceGather {
 public:
     explicit DeviceGather(DeviceExchange &x) : x_(x) {}
-    void finish(int32_t) override { x_.finish(); }
+    ~DeviceGather() override {  // a failure between start and finish: the buffers outlive the exchange
+        try {
+            x_.finish();
+        } catch (...) {
+        }
+    }
+    void finish(int32_t, bool) override { x_.finish(); }
 
 private:
     DeviceExchange &x_;
@@ -141,7 +148,7 @@ private:
 
 class DoneGather : public PieceGather {
 public:
-    void finish(int32_t) override {}
+    void finish(int32_t, bool) override {}
 };
 
 class RankComm : public Comm {

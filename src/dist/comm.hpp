@@ -22,8 +22,10 @@ using Bytes = std::vector<uint8_t>;
 class PieceGather {
 public:
     virtual ~PieceGather() = default;
-    // Part q's full buffer holds every piece, and q's backend orders its later work after it.
-    virtual void finish(int32_t q) = 0;
+    // Part q's full buffer holds every piece, and q's backend orders its later work after it;
+    // needed false: q will not read it (every held part is still finished: an asynchronous
+    // exchange must end before its buffers go).
+    virtual void finish(int32_t q, bool needed) = 0;
 };
 
 class Comm {

@@ -56,10 +56,10 @@ public:
         values_ = parts.comm->gather_pieces(parts, bytes, x, dst);
         if (any_presence) presence_ = parts.comm->gather_pieces(parts, pbytes, psrc, pdst);
     }
-    // Part q's full x and presence (nullptr: all present).
-    void finish(int32_t q, const void *&x, const uint8_t *&present) {
-        if (values_) values_->finish(q);
-        if (presence_) presence_->finish(q);
+    // Part q's full x and presence (nullptr: all present); needed false: q has no remote block.
+    void finish(int32_t q, bool needed, const void *&x, const uint8_t *&present) {
+        if (values_) values_->finish(q, needed);
+        if (presence_) presence_->finish(q, needed);
         x = full_.empty() ? nullptr : full_[q].get();
         present = pfull_.empty() ? nullptr : pfull_[q].as<uint8_t>();
     }
@@ -93,8 +93,9 @@ void product(const PartitionedStore &M, const SpmvArgs &a, const std::vector<con
         const PartBlock &b = M.blocks[q];
         const int64_t m = M.rows->size(q);
         SpmvArgs s = a;
-        ex.finish(q, s.u, s.u_present);
-        if (!m || b.remote->nvals == 0) continue;
+        const bool needed = m && b.remote->nvals;
+        ex.finish(q, needed, s.u, s.u_present);
+        if (!needed) continue;
         Backend &be = *M.parts[q].backend;
         Buffer t2(&be, (size_t)m * vs), p2(&be, with_presence ? (size_t)m : 0);
         s.A = b.remote.get();
@@ -133,8 +134,9 @@ void product_pattern_k(const PartitionedStore &M, int32_t k, const std::vector<c
         const int64_t m = M.rows->size(q);
         const void *X = nullptr;
         const uint8_t *unused = nullptr;
-        ex.finish(q, X, unused);
-        if (!m || b.remote->nvals == 0) continue;
+        const bool needed = m && b.remote->nvals;
+        ex.finish(q, needed, X, unused);
+        if (!needed) continue;
         Backend &be = *M.parts[q].backend;
         Buffer t2(&be, (size_t)m * elem);
         be.spmm_pattern(*b.remote, k, static_cast<const float *>(X), t2.as<float>());
