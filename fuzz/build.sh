@@ -10,7 +10,7 @@ mkdir -p "$out/obj"
 CXX=${CXX_FUZZ:-clang++}
 flags=(-std=c++17 -O1 -gline-tables-only -fno-omit-frame-pointer -I. -fsanitize=fuzzer-no-link,address,undefined
        -fno-sanitize-recover=undefined -Iinclude -Isrc -DPSV_BUILDING_LIBRARY -Wno-unknown-pragmas)
-srcs=$(ls src/core/*.cpp src/cpu/*.cpp src/io/*.cpp src/algo/*.cpp src/dist/*.cpp src/api/*.cpp cuda/unavailable.cpp cuda/tuning/policy.cpp)
+srcs=$(ls src/core/*.cpp src/cpu/*.cpp src/io/*.cpp src/algo/*.cpp src/dist/*.cpp src/api/*.cpp cuda/unavailable.cpp cuda/runtime/no_nccl.cpp cuda/tuning/policy.cpp)
 objs=()
 pids=()
 jobs=${FUZZ_JOBS:-2}
