@@ -100,7 +100,7 @@ double now_s() {
 
 void pool_trim() {
     CK(cudaDeviceSynchronize());
-    psv::cuda::pool_trim(psv::cuda::backend_of(g_ctx));
+    if (g_ctx) psv::cuda::pool_trim(psv::cuda::backend_of(g_ctx));  // --ranks has none of its own
 }
 
 void Timer::init(size_t l2) {
