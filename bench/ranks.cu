@@ -89,7 +89,7 @@ struct Run {
 };
 
 constexpr int kPagerankIt = 20, kPagerankCalls = 3, kProducts = 10;
-constexpr int64_t kChunk = (int64_t)1 << 25;  // edges generated per chunk (384 MB of device buffers)
+constexpr int64_t kChunk = (int64_t)1 << 25;  // edges generated per chunk (24 bytes each of device buffers: 0.8 GB)
 
 // t(f): f run on every rank between two barriers; rank 0's host seconds, else 0.
 template <class F> double timed(Run &run, int rank, F &&f) {
