@@ -91,7 +91,9 @@ template <class T> struct Dev {
     operator T *() const { return p; }
 };
 
-extern cudaStream_t g_st;  // psv's own stream: every bench launch and cuSPARSE call runs on it
+// psv's own stream: every bench launch and cuSPARSE call runs on it (per thread: --ranks's rank
+// threads each launch on their own rank's stream, on their own device)
+extern thread_local cudaStream_t g_st;
 
 // Blocks for a grid-stride loop over n items.
 inline unsigned grid(int64_t n, int threads = 256) {

@@ -52,7 +52,7 @@
 // ---- the bench's state --------------------------------------------------------------------------
 
 psv_context *g_ctx = nullptr;
-cudaStream_t g_st = nullptr;
+thread_local cudaStream_t g_st = nullptr;
 cusparseHandle_t g_sp = nullptr;
 Opts O;
 Timer g_timer;
@@ -71,6 +71,11 @@ void time_algorithms(const Csr &A, psv_matrix *PA, int best, Result &res);
 void bench_partition(const Csr &A, const std::string &name, const std::vector<int> &parts);
 void print_partition_table();
 static std::vector<int> g_partition_parts;  // --partition
+// ranks.cu: the specs run on each of `ranks` rank contexts over `devices` GPUs (0: all present);
+// the exit status (1 where a result differs from the first P's).
+int bench_ranks(const std::vector<int> &ranks, int devices, const std::vector<std::string> &specs);
+static std::vector<int> g_ranks;  // --ranks
+static int g_devices = 0;         // --devices
 
 [[noreturn]] void die(const char *fmt, ...) {
     va_list ap;
@@ -95,7 +100,7 @@ double now_s() {
 
 void pool_trim() {
     CK(cudaDeviceSynchronize());
-    psv::cuda::pool_trim(psv::cuda::backend_of(g_ctx));
+    if (g_ctx) psv::cuda::pool_trim(psv::cuda::backend_of(g_ctx));  // --ranks has none of its own
 }
 
 void Timer::init(size_t l2) {
@@ -416,7 +421,9 @@ static void usage() {
                  "       psv_bench --capacity [--weighted] [--transpose auto|cache|push] rmat:SCALE[:EF]...\n"
                  "  (capacity: R-MAT generated in chunks into psv's streamed construction, then PageRank)\n"
                  "       psv_bench --partition P[,P...] MATRIX...\n"
-                 "  (partition: each part's product of a row and of column partitionings, timed alone)\n");
+                 "  (partition: each part's product of a row and of column partitionings, timed alone)\n"
+                 "       psv_bench --ranks P[,P...] [--devices D] rmat:SCALE[:EF]...\n"
+                 "  (ranks: P rank contexts, each generating its share; PageRank and product scaling)\n");
     std::exit(2);
 }
 
@@ -499,6 +506,12 @@ static std::vector<std::pair<std::string, std::string>> parse_args(int argc, cha
             g_partition_parts.clear();
             for (const int64_t p : parse_int_list(next())) g_partition_parts.push_back((int)p);
         }
+        else if (a == "--ranks") {
+            g_ranks.clear();
+            for (const int64_t p : parse_int_list(next())) g_ranks.push_back((int)p);
+            if (g_ranks.empty()) usage();
+        }
+        else if (a == "--devices") g_devices = std::max(1, std::atoi(next().c_str()));
         else if (a == "--weighted") O.capacity_weighted = true;
         else if (a == "--transpose") {
             const std::string t = next();
@@ -553,6 +566,11 @@ static void setup() {
 
 int main(int argc, char **argv) {
     const auto mats = parse_args(argc, argv);
+    if (!g_ranks.empty()) {  // no context of its own: each rank makes one
+        std::vector<std::string> specs;
+        for (auto &m : mats) specs.push_back(m.first);
+        return bench_ranks(g_ranks, g_devices, specs);
+    }
     setup();
     for (auto &m : mats) {
         try {
