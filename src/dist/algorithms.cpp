@@ -82,7 +82,9 @@ bool pagerank(const PartitionedStore &A, const PartitionedStore &AT, double damp
         rank = Result{L, std::move(r)};
         return true;
     }
-    std::vector<Buffer> inv = A.inverse_row_lengths_in(*L), w = pieces(parts, *L, sizeof(float)),
+    const auto inv_kept = A.inverse_row_lengths_in(L);
+    const std::vector<Buffer> &inv = *inv_kept;
+    std::vector<Buffer> w = pieces(parts, *L, sizeof(float)),
                         t = pieces(parts, *L, sizeof(float)), tele = pieces(parts, *L, sizeof(float)),
                         scalars = pieces(parts, *L, 0), states;
     // The teleport vector always explicit: the step's uniform 1/n would be 1/(the piece's size).
@@ -200,7 +202,9 @@ bool rwr(const PartitionedStore &S, const int64_t *queries, int32_t k, double c,
     }
     const size_t block = (size_t)k * sizeof(float);
     std::vector<Buffer> R = pieces(parts, L, block), U = pieces(parts, L, block), T = pieces(parts, L, block),
-                        inv = S.inverse_row_lengths_in(L), qd = pieces(parts, L, 0), diffs = pieces(parts, L, 0);
+                        qd = pieces(parts, L, 0), diffs = pieces(parts, L, 0);
+    const auto inv_kept = S.inverse_row_lengths_in(S.rows);
+    const std::vector<Buffer> &inv = *inv_kept;
     const std::vector<float> inv_host = S.inverse_row_lengths_host();
     std::vector<int32_t> active((size_t)k);  // column of the running block -> query index j
     std::vector<int64_t> q((size_t)k);       // column of the running block -> vertex

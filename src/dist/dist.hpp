@@ -109,7 +109,14 @@ public:
     std::vector<float> inverse_row_lengths_host() const;
     // Per part p, 1 / (row length) in row layout L (a layout of this matrix's rows, 0 for an
     // empty row), in part p's memory.
-    std::vector<Buffer> inverse_row_lengths_in(const Layout &L) const;
+    // Computed once per layout and kept (the matrix does not change): PageRank and RWR call it
+    // every time, and making it gathers every row length.
+    std::shared_ptr<const std::vector<Buffer>> inverse_row_lengths_in(const LayoutPtr &L) const;
+
+private:
+    mutable std::vector<std::pair<LayoutPtr, std::shared_ptr<const std::vector<Buffer>>>> inverse_cache_;
+
+public:
 };
 
 // The partitioned form of a matrix from shares of its entries: shares[p] (held p) a CSR of the

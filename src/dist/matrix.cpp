@@ -392,7 +392,10 @@ void PartitionedStore::inverse_row_lengths(float *out) const {
     parts[0].backend->upload(out, inv.data(), inv.size() * sizeof(float));
 }
 
-std::vector<Buffer> PartitionedStore::inverse_row_lengths_in(const Layout &L) const {
+std::shared_ptr<const std::vector<Buffer>> PartitionedStore::inverse_row_lengths_in(const LayoutPtr &layout) const {
+    for (const auto &c : inverse_cache_)
+        if (c.first == layout || c.first->same(*layout)) return c.second;
+    const Layout &L = *layout;
     const std::vector<float> inv = inverse_row_lengths_host();
     std::vector<Buffer> out;
     std::vector<float> piece;
@@ -407,7 +410,9 @@ std::vector<Buffer> PartitionedStore::inverse_row_lengths_in(const Layout &L) co
         for (int64_t k = 0; k < m; ++k) piece[k] = inv[(size_t)L.global_of(L.offset[p] + k)];
         if (m) parts[p].backend->upload(out.back().get(), piece.data(), (size_t)m * sizeof(float));
     }
-    return out;
+    auto kept = std::make_shared<const std::vector<Buffer>>(std::move(out));
+    inverse_cache_.emplace_back(layout, kept);
+    return kept;
 }
 
 namespace {
