@@ -479,6 +479,11 @@ void failure_injection(const Graph &g) {
     }
     CHECK(done);
     done = false;
+    {  // what the matrix keeps for PageRank (its transpose, its inverse row lengths) made first
+        psv_vector *r = nullptr;
+        CHECK(psv_pagerank(&r, nullptr, A, 0.85, 1e-6, 30) >= 0);
+        psv_vector_free(&r);
+    }
     for (int64_t budget = 0; budget < 2000 && !done; ++budget) {
         const int64_t live = psv::test_hooks::live_buffers.load();
         psv_vector *r = nullptr;
