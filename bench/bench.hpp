@@ -9,6 +9,9 @@
 //   probe.cu/.hpp    the gather probe (bench-side, not an SpMV)
 //   prototype.cu     the L2 column-tile prototype (bench-side, not psv)
 //   report.cu        the table, JSON, CSV and SVG
+//   capacity.cu      --capacity: the largest R-MAT, generated in chunks into psv's construction
+//   partition.cu     --partition: rows or columns per part, each part timed alone
+//   ranks.cu         --ranks: rank contexts (threads, a GPU each where there are enough), scaling
 //   device.cuh       device-code helpers (grid-stride loop, CUB temporaries, warp sums)
 #pragma once
 #include <cuda_runtime.h>
