@@ -16,7 +16,7 @@
 #include "core/test_hooks.hpp"
 #include "cuda/internal.hpp"
 #include "dist/dist.hpp"
-#include "rmat_graph.hpp"
+#include "dist_common.hpp"
 
 namespace {
 
@@ -42,15 +42,6 @@ std::vector<float> values(const psv_vector *v) {
     return x;
 }
 
-// ||x - y||_1 / ||y||_1 (0 for two empty vectors)
-double rel_l1(const std::vector<float> &x, const std::vector<float> &y) {
-    double d = 0, t = 0;
-    for (size_t i = 0; i < x.size(); ++i) {
-        d += std::fabs((double)x[i] - (double)y[i]);
-        t += std::fabs((double)y[i]);
-    }
-    return t > 0 ? d / t : d;
-}
 
 const int32_t kParts[] = {1, 2, 3, 7};
 constexpr double kTol = 1e-6;

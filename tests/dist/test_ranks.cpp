@@ -19,7 +19,7 @@
 #include "psv/psv.h"  // before check.h: its test_backend()
 #include "check.h"
 #include "api/internal.h"
-#include "rmat_graph.hpp"
+#include "dist_common.hpp"
 
 namespace {
 
@@ -33,15 +33,6 @@ Weighted rmat_weighted(int scale, int edges, uint64_t seed) {
     static_cast<Graph &>(g) = rmat(scale, edges, seed);
     for (size_t e = 0; e < g.rows.size(); ++e) g.w.push_back(0.25 + (double)(e % 7));
     return g;
-}
-
-double rel_l1(const std::vector<float> &x, const std::vector<float> &y) {
-    double d = 0, t = 0;
-    for (size_t i = 0; i < x.size(); ++i) {
-        d += std::fabs((double)x[i] - (double)y[i]);
-        t += std::fabs((double)y[i]);
-    }
-    return t > 0 ? d / t : d;
 }
 
 std::vector<float> get_f32(const psv_vector *v) {

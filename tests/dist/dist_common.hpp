@@ -1,6 +1,7 @@
-// The dist tests' graph: R-MAT (a = 0.57, b = c = 0.19) of 2^scale vertices, edges * 2^scale
+// What the dist tests share: their graph, R-MAT (a = 0.57, b = c = 0.19) of 2^scale vertices, edges * 2^scale
 // tuples from a fixed LCG seed; duplicates and self-loops kept (a pattern build merges them).
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -29,4 +30,14 @@ inline Graph rmat(int scale, int edges_per_vertex, uint64_t seed) {
         g.cols.push_back(c);
     }
     return g;
+}
+
+// ||x - y||_1 / ||y||_1 (0 for two empty vectors)
+inline double rel_l1(const std::vector<float> &x, const std::vector<float> &y) {
+    double d = 0, t = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+        d += std::fabs((double)x[i] - (double)y[i]);
+        t += std::fabs((double)y[i]);
+    }
+    return t > 0 ? d / t : d;
 }
