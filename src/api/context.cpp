@@ -15,6 +15,13 @@ namespace {
 // The message of the calling thread's last failed psv_context_create (which has no context to
 // keep it in), for psv_internal_context_create_error.
 thread_local OrphanMessage create_error;
+
+// Whether a context of `backend` runs on the CPU (AUTO: where no CUDA device is usable).
+bool runs_on_cpu(psv_backend backend) {
+    if (backend < PSV_BACKEND_AUTO || backend > PSV_BACKEND_CUDA)
+        fail(PSV_ERROR_INVALID_VALUE, format("%d is not a psv_backend", (int)backend));
+    return backend == PSV_BACKEND_CPU || (backend == PSV_BACKEND_AUTO && !cuda_backend_available());
+}
 }  // namespace
 
 extern "C" {
@@ -45,11 +52,9 @@ psv_status psv_context_create_multi(psv_backend backend, int32_t nparts, const i
     create_error.set("");
     return guard("psv_context_create_multi", ctx, [&] {
         need(out, "ctx");
-        if (backend < PSV_BACKEND_AUTO || backend > PSV_BACKEND_CUDA)
-            fail(PSV_ERROR_INVALID_VALUE, format("%d is not a psv_backend", (int)backend));
         if (nparts < 1 || nparts > PSV_MAX_PARTS)
             fail(PSV_ERROR_INVALID_VALUE, format("nparts = %d outside 1 .. %d", (int)nparts, (int)PSV_MAX_PARTS));
-        const bool cpu = backend == PSV_BACKEND_CPU || (backend == PSV_BACKEND_AUTO && !cuda_backend_available());
+        const bool cpu = runs_on_cpu(backend);
         if (devices)
             for (int32_t p = 0; p < nparts; ++p)
                 if (devices[p] < 0)
@@ -81,9 +86,7 @@ psv_status psv_unique_id(psv_backend backend, psv_id *id) {
     create_error.set("");
     return guard("psv_unique_id", ctx, [&] {
         need(id, "id");
-        if (backend < PSV_BACKEND_AUTO || backend > PSV_BACKEND_CUDA)
-            fail(PSV_ERROR_INVALID_VALUE, format("%d is not a psv_backend", (int)backend));
-        const bool cuda = backend == PSV_BACKEND_CUDA || (backend == PSV_BACKEND_AUTO && cuda_backend_available());
+        const bool cuda = !runs_on_cpu(backend);
         if (cuda && !cuda_backend_available())
             fail(PSV_ERROR_BACKEND_UNAVAILABLE, "the CUDA backend is not built or no device is present");
         uint8_t bytes[PSV_ID_BYTES];
@@ -101,15 +104,13 @@ psv_status psv_context_create_rank(psv_backend backend, const psv_id *id, int32_
     return guard("psv_context_create_rank", ctx, [&] {
         need(id, "id");
         need(out, "ctx");
-        if (backend < PSV_BACKEND_AUTO || backend > PSV_BACKEND_CUDA)
-            fail(PSV_ERROR_INVALID_VALUE, format("%d is not a psv_backend", (int)backend));
         if (nranks < 1 || nranks > PSV_MAX_PARTS)
             fail(PSV_ERROR_INVALID_VALUE, format("nranks = %d outside 1 .. %d", (int)nranks, (int)PSV_MAX_PARTS));
         if (rank < 0 || rank >= nranks)
             fail(PSV_ERROR_INVALID_VALUE, format("rank = %d outside 0 .. %d", (int)rank, (int)nranks - 1));
         if (device < 0) fail(PSV_ERROR_INVALID_VALUE, "device must be >= 0");
+        const bool cpu = runs_on_cpu(backend);
         const dist::RankId rid = dist::read_rank_id(reinterpret_cast<const uint8_t *>(id->opaque));
-        const bool cpu = backend == PSV_BACKEND_CPU || (backend == PSV_BACKEND_AUTO && !cuda_backend_available());
         auto core = std::make_shared<ContextCore>();
         core->backend = cpu ? create_cpu_backend() : create_cuda_backend(device);
         core->steps = create_algo_steps(*core->backend);

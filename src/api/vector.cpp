@@ -129,11 +129,11 @@ psv_status psv_vector_nvals(const psv_vector *v, int64_t *nvals) {
         need(nvals, "nvals");
         std::lock_guard<std::recursive_mutex> g(ctx->mutex);
         if (v->layout) {
-            std::vector<std::vector<int64_t>> count(ctx->parts.size(), std::vector<int64_t>(1, 0));
+            std::vector<int64_t> count(ctx->parts.size(), 0);
             each_piece(ctx, v, [&](int32_t p, Backend &be, int64_t m) {
-                count[p][0] = v->full ? m : be.count_present(m, v->piece_present[p].as<uint8_t>());
+                count[p] = v->full ? m : be.count_present(m, v->piece_present[p].as<uint8_t>());
             });
-            *nvals = ctx->parts.comm->sum_counts(ctx->parts, count, 1)[0];
+            *nvals = ctx->parts.comm->sum(ctx->parts, count);
             return PSV_SUCCESS;
         }
         *nvals = ctx->backend->count_present(v->n, v->present_or_null());
@@ -334,7 +334,7 @@ psv_status psv_vector_get_element(const psv_vector *v, int64_t i, void *value) {
             if (!v->full) be->download(here, pres + i, 1);
             if (here[0]) be->download(here + 1, vals + i * vs, vs);
         }
-        if (v->layout && ctx->parts.comm->ranked()) {  // the owning rank's answer, everywhere
+        if (v->layout && ranked(*ctx)) {  // the owning rank's answer, everywhere
             std::vector<dist::Bytes> b(ctx->parts.size());
             if (be) b[el.part].assign(here, here + 1 + vs);
             ctx->parts.comm->all_gather(b);

@@ -90,6 +90,22 @@ void agree(const PartSet &parts, const std::function<void()> &f) {
     }
 }
 
+std::vector<int64_t> Comm::each(const PartSet &parts, const std::vector<int64_t> &mine) {
+    std::vector<Bytes> b((size_t)nparts);
+    for (int32_t p = 0; p < nparts; ++p)
+        if (parts.holds(p)) b[p].assign(reinterpret_cast<const uint8_t *>(&mine[p]), reinterpret_cast<const uint8_t *>(&mine[p]) + 8);
+    all_gather(b);
+    std::vector<int64_t> out((size_t)nparts);
+    for (int32_t p = 0; p < nparts; ++p) std::memcpy(&out[p], b[p].data(), 8);
+    return out;
+}
+
+int64_t Comm::sum(const PartSet &parts, const std::vector<int64_t> &mine) {
+    int64_t total = 0;
+    for (int64_t v : each(parts, mine)) total += v;
+    return total;
+}
+
 namespace {
 
 // ---- every part in this process ----

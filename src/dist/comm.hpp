@@ -54,6 +54,9 @@ public:
     std::vector<double> sum(const PartSet &parts, const std::vector<std::vector<double>> &mine, size_t k);
     // int64 counts summed element-wise over the parts (exact; order does not matter).
     std::vector<int64_t> sum_counts(const PartSet &parts, const std::vector<std::vector<int64_t>> &mine, size_t n);
+    // One int64 per part (mine[p] for held p): every part's, in part order.
+    std::vector<int64_t> each(const PartSet &parts, const std::vector<int64_t> &mine);
+    int64_t sum(const PartSet &parts, const std::vector<int64_t> &mine);
 };
 
 // All parts in this process: blocks are already in place, pieces are copied part to part.

@@ -235,25 +235,18 @@ void PartitionedStore::info(psv_matrix_info &out) const {
     // the longest row and column: rows are whole in their part, a column's entries spread over
     // the parts (counted per part, summed)
     const int32_t P = (int32_t)blocks.size();
-    std::vector<std::vector<int64_t>> col_len((size_t)P), longest((size_t)P, std::vector<int64_t>(1, 0));
+    std::vector<std::vector<int64_t>> col_len((size_t)P);
+    std::vector<int64_t> longest((size_t)P, 0);
     for (int32_t p = 0; p < P; ++p) {
         if (!parts.holds(p)) continue;
-        for (int64_t l : blocks[p].row_length) longest[p][0] = std::max(longest[p][0], l);
+        for (int64_t l : blocks[p].row_length) longest[p] = std::max(longest[p], l);
         col_len[p].assign((size_t)ncols, 0);
         std::vector<int64_t> r, c;
         own_tuples(*this, p, r, c, nullptr);
         for (int64_t x : c) ++col_len[p][(size_t)x];
     }
-    std::vector<Bytes> lb((size_t)P);
-    for (int32_t p = 0; p < P; ++p)
-        if (parts.holds(p)) lb[p].assign(reinterpret_cast<uint8_t *>(&longest[p][0]), reinterpret_cast<uint8_t *>(&longest[p][0]) + 8);
-    parts.comm->all_gather(lb);
     int64_t longest_row = 0;
-    for (int32_t p = 0; p < P; ++p) {
-        int64_t l;
-        std::memcpy(&l, lb[p].data(), 8);
-        longest_row = std::max(longest_row, l);
-    }
+    for (int64_t l : parts.comm->each(parts, longest)) longest_row = std::max(longest_row, l);
     sum.max_row_length = (int32_t)longest_row;
     int64_t longest_col = 0;
     for (int64_t l : parts.comm->sum_counts(parts, col_len, (size_t)ncols)) longest_col = std::max(longest_col, l);
@@ -263,10 +256,10 @@ void PartitionedStore::info(psv_matrix_info &out) const {
 
 int64_t PartitionedStore::device_bytes() const {
     const int32_t P = (int32_t)blocks.size();
-    std::vector<std::vector<int64_t>> mine((size_t)P, std::vector<int64_t>(1, 0));
+    std::vector<int64_t> mine((size_t)P, 0);
     for (int32_t p = 0; p < P; ++p)
-        if (parts.holds(p)) mine[p][0] = blocks[p].local->device_bytes() + blocks[p].remote->device_bytes();
-    return parts.comm->sum_counts(parts, mine, 1)[0];
+        if (parts.holds(p)) mine[p] = blocks[p].local->device_bytes() + blocks[p].remote->device_bytes();
+    return parts.comm->sum(parts, mine);
 }
 
 namespace {

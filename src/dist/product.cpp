@@ -172,7 +172,7 @@ void mxv(psv_vector *w, const psv_vector *mask, const MxvArgs &m, const Partitio
     sa.mul = m.mul;
     sa.type = m.type;
     product(M, sa, uv, up, tv, tp);
-    std::vector<std::vector<int64_t>> present((size_t)P, std::vector<int64_t>(1, 0));
+    std::vector<int64_t> present((size_t)P, 0);
     for (int32_t p = 0; p < P; ++p) {
         const int64_t n = M.rows->size(p);
         if (!n || !parts.holds(p)) continue;
@@ -198,9 +198,9 @@ void mxv(psv_vector *w, const psv_vector *mask, const MxvArgs &m, const Partitio
         aa.structure = m.structure;
         aa.replace = m.replace;
         be.assign(aa);
-        present[p][0] = be.count_present(n, out_pres[p].as<uint8_t>());
+        present[p] = be.count_present(n, out_pres[p].as<uint8_t>());
     }
-    const int64_t total = parts.comm->sum_counts(parts, present, 1)[0];
+    const int64_t total = parts.comm->sum(parts, present);
     w->layout = M.rows;
     w->piece_values = std::move(out_vals);
     w->piece_present = std::move(out_pres);
