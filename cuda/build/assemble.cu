@@ -155,6 +155,13 @@ int64_t clamp_size(int64_t want, int64_t lo, int64_t hi) { return std::max<int64
 
 }  // namespace
 
+void count_tuples(CudaBackend &be, int64_t n, int64_t first, const int32_t *rows, const int32_t *cols, int64_t nrows,
+                  int64_t ncols, unsigned long long *count, unsigned long long *bad) {
+    launch(be, n, [&](unsigned g, int b) {
+        count_rows_kernel<<<g, b, 0, be.stream()>>>(n, first, rows, cols, nrows, ncols, count, bad);
+    });
+}
+
 size_t device_free_bytes(CudaBackend &be) {
     be.activate();
     size_t free_b = 0, total_b = 0;
@@ -186,10 +193,8 @@ void assemble_csr(CudaBackend &be, int64_t nrows, int64_t ncols, size_t vs, cons
     for (int64_t f = 0; f < count; f += chunk) {
         const int64_t n = std::min(chunk, count - f);
         src.deliver(f, n, rows.as<int32_t>(), cols.as<int32_t>(), vs ? vals.get() : nullptr);
-        launch(be, n, [&](unsigned g, int b) {
-            count_rows_kernel<<<g, b, 0, st>>>(n, f, rows.as<int32_t>(), cols.as<int32_t>(), nrows, ncols,
-                                               cursor.as<unsigned long long>(), bad.as<unsigned long long>());
-        });
+        count_tuples(be, n, f, rows.as<int32_t>(), cols.as<int32_t>(), nrows, ncols, cursor.as<unsigned long long>(),
+                     bad.as<unsigned long long>());
     }
     uint64_t bad_h = 0;
     be.download(&bad_h, bad.get(), 8);

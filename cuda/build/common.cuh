@@ -45,6 +45,10 @@ template <class F> void launch(CudaBackend &, int64_t n, F &&f) {
 
 // count[idx[e]] += 1 for every e < n (integer atomics: exact; count zeroed by the caller).
 void count_indices(CudaBackend &be, int64_t n, const int32_t *idx, int32_t *count);
+// count[row] += 1 for each of the n tuples (rows, cols) whose row is not negative; an index
+// outside the nrows x ncols matrix sets *bad to min(*bad, first + its place + 1) instead.
+void count_tuples(CudaBackend &be, int64_t n, int64_t first, const int32_t *rows, const int32_t *cols, int64_t nrows,
+                  int64_t ncols, unsigned long long *count, unsigned long long *bad);
 // row[e] = the row holding entry e of the CSR row pointer rp (nrows + 1 entries).
 void rows_of_entries(CudaBackend &be, int64_t nnz, const int64_t *rp, int64_t nrows, int32_t *row);
 // out[d] = val[src[d]] for d < n, values of vs bytes (1, 4 or 8).

@@ -58,6 +58,8 @@ public:
     PerfModel perf_model() const override;
 
     std::unique_ptr<MatrixStore> build_matrix(CsrHost &&csr, const FormatOptions &opt) override;
+    std::unique_ptr<ShareBuilder> share_builder(int64_t nrows, int64_t ncols, psv_type type, bool pattern,
+                                                int32_t nparts) override;  // build/share.cu
 
     void fill(psv_type type, int64_t n, void *x, const void *value_host) override;
     void ewise(psv_op op, psv_type type, int64_t n, void *w, uint8_t *w_present, const void *u,

@@ -63,6 +63,34 @@ public:
         pending_ = false;
     }
 
+    void all_to_all(const std::vector<size_t> &send_bytes, const void *send, const std::vector<size_t> &recv_bytes,
+                    void *recv) override {
+        be_.activate();
+        PSV_CUDA_CHECK(cudaEventRecord(ready_, be_.stream()));  // send is written on the backend's stream
+        PSV_CUDA_CHECK(cudaStreamWaitEvent(side_, ready_, 0));
+        std::vector<size_t> sat((size_t)nranks_ + 1, 0), rat((size_t)nranks_ + 1, 0);
+        for (int32_t p = 0; p < nranks_; ++p) {
+            sat[p + 1] = sat[p] + send_bytes[p];
+            rat[p + 1] = rat[p] + recv_bytes[p];
+        }
+        const uint8_t *s = static_cast<const uint8_t *>(send);
+        uint8_t *d = static_cast<uint8_t *>(recv);
+        if (send_bytes[rank_]) {  // this rank's own records: a copy
+            if (send_bytes[rank_] != recv_bytes[rank_])
+                fail(PSV_ERROR_PANIC, "the records a rank sends itself differ in size from those it receives");
+            PSV_CUDA_CHECK(cudaMemcpyAsync(d + rat[rank_], s + sat[rank_], send_bytes[rank_], cudaMemcpyDeviceToDevice, side_));
+        }
+        nccl_check(ncclGroupStart(), "ncclGroupStart");
+        for (int32_t p = 0; p < nranks_; ++p) {
+            if (p == rank_) continue;
+            if (send_bytes[p]) nccl_check(ncclSend(s + sat[p], send_bytes[p], ncclUint8, p, comm_, side_), "ncclSend");
+            if (recv_bytes[p]) nccl_check(ncclRecv(d + rat[p], recv_bytes[p], ncclUint8, p, comm_, side_), "ncclRecv");
+        }
+        nccl_check(ncclGroupEnd(), "ncclGroupEnd");
+        PSV_CUDA_CHECK(cudaEventRecord(done_, side_));
+        PSV_CUDA_CHECK(cudaStreamWaitEvent(be_.stream(), done_, 0));
+    }
+
 private:
     cuda::CudaBackend &be_;
     int32_t nranks_, rank_;

@@ -10,7 +10,8 @@
 #include "io/read.hpp"
 #include "io/read_options.hpp"
 #include "api/internal.h"
-#include "dist/dist.hpp"
+#include "dist/chunks.hpp"
+#include "dist/comm.hpp"
 
 using namespace psv;
 using namespace psv::api;
@@ -274,3 +275,32 @@ psv_status psv_matrix_tile_info(const psv_matrix *A, int32_t tile, psv_tile_info
 }
 
 }  // extern "C"
+
+// The internal partitioned build from delivered chunks (dist/chunks.hpp).
+psv_status psv::dist::matrix_from_chunks(psv_context *c, psv_type type, int64_t nrows, int64_t ncols, bool pattern,
+                                         const std::vector<ChunkSource> &sources, psv_matrix **A) {
+    ContextCore *ctx = nullptr;
+    return guard("matrix_from_chunks", ctx, [&] {
+        ctx = check_context(c, "ctx");
+        need(A, "A");
+        std::lock_guard<std::recursive_mutex> g(ctx->mutex);
+        check_type(type);
+        if (nrows < 0 || ncols < 0 || nrows > kMaxDimension || ncols > kMaxDimension)
+            fail(PSV_ERROR_INVALID_VALUE, format("dimensions %lld x %lld outside 0 .. 2^31-1", (long long)nrows, (long long)ncols));
+        const size_t nparts = ctx->multi() ? ctx->parts.size() : 1;
+        if (sources.size() != nparts) fail(PSV_ERROR_INVALID_VALUE, format("%zu sources for %zu parts", sources.size(), nparts));
+        auto m = std::make_unique<psv_matrix_s>();
+        m->ctx = c->core;
+        if (ctx->multi()) {
+            m->store = dist::build_from_chunks(ctx->parts, nrows, ncols, type, pattern, sources, ctx->defaults);
+        } else {  // one part: its local block is the whole matrix (every column local, rows in order)
+            PartSet one;
+            one.part.push_back(Part{ctx->backend.get(), ctx->steps.get()});
+            one.comm = dist::local_comm(1);
+            m->store = std::move(dist::build_from_chunks(one, nrows, ncols, type, pattern, sources, ctx->defaults)->blocks[0].local);
+        }
+        registry_add(m.get(), Kind::Matrix);
+        *A = m.release();
+        return PSV_SUCCESS;
+    });
+}

@@ -11,6 +11,7 @@
 // byte per entry, 1 = present) that is nullptr means "every entry present".
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -89,6 +90,56 @@ struct AssignArgs {
     bool complement = false, structure = false, replace = false;
 };
 
+// Tuples produced in a backend's memory in chunks (a device generator): deliver(first, n, rows,
+// cols, values) writes tuples first .. first + n - 1 into the int32 arrays rows and cols and,
+// for a valued matrix, n values into values (nullptr for a pattern), in that backend's memory
+// (on a CUDA backend, on its stream); the same range gives the same tuples on every call.
+using DeliverTuples = std::function<void(int64_t first, int64_t n, int32_t *rows, int32_t *cols, void *values)>;
+
+// One part's side of a partitioned matrix built from tuples delivered in its memory
+// (dist::build_from_chunks, src/dist/build.cpp, drives every part in step): count the share's
+// rows, lay the rows out, route each chunk's tuples to their rows' owners as records, receive
+// the records for this part's rows, build its local and remote blocks. Every pointer is in the
+// backend's memory. A record is an int32 row (its position in the owner's piece), an int32
+// column (its position in the gathered order of the columns) and the value, padded to 4 bytes.
+class ShareBuilder {
+public:
+    virtual ~ShareBuilder() = default;
+    // The buffers a chunk is delivered into: `chunk` tuples.
+    int64_t chunk = 0;
+    int32_t *rows = nullptr, *cols = nullptr;
+    void *values = nullptr;  // nullptr for a pattern
+    size_t record_bytes = 0;
+
+    // Pass 1: the n delivered tuples (first: their place in the share, for the message) checked
+    // -- a negative row drops a tuple, any other index outside the matrix is
+    // PSV_ERROR_INVALID_INDEX -- and counted per row.
+    virtual void count(int64_t first, int64_t n) = 0;
+    // Every row's count so far (nrows int64, host memory).
+    virtual void counts(int64_t *counts_host) = 0;
+    // Between the passes: each row's and column's position in its layout's gathered order (host
+    // arrays of nrows and ncols int32; nullptr: the identity) and the row layout's part offsets.
+    virtual void set_layout(const int32_t *row_position_host, const int32_t *col_position_host,
+                            const std::vector<int64_t> &row_offset) = 0;
+    // Pass 2: the n delivered tuples as records in send(), grouped by the part owning their row
+    // in part order, each group in delivery order; per_part[q] (resized to the parts) the
+    // records for part q.
+    virtual void route(int64_t n, std::vector<int64_t> &per_part) = 0;
+    virtual const void *send() const = 0;
+    // Room for the `total` records this part receives (held until build returns).
+    virtual void *receive(int64_t total) = 0;
+    // This part's blocks from the received records, read in the order of `pieces` (first record,
+    // count): rows 0 .. m - 1; `local` holds the columns c0 .. c0 + cm - 1 (renumbered from 0),
+    // `remote` the others (positions in the gathered order of ncols columns). Of records with
+    // one (row, column) the first read is kept. row_length: each row's entries, both blocks.
+    struct Blocks {
+        std::unique_ptr<MatrixStore> local, remote;
+        std::vector<int64_t> row_length;
+    };
+    virtual Blocks build(const std::vector<std::pair<int64_t, int64_t>> &pieces, int64_t m, int64_t c0, int64_t cm,
+                         const FormatOptions &opt) = 0;
+};
+
 class Backend {
 public:
     virtual ~Backend() = default;
@@ -115,6 +166,10 @@ public:
 
     // ---- matrices ----
     virtual std::unique_ptr<MatrixStore> build_matrix(CsrHost &&csr, const FormatOptions &opt) = 0;
+    // A part's builder of a partitioned matrix from delivered chunks (see ShareBuilder) of an
+    // nrows x ncols matrix of `type` (pattern: no values) over nparts parts.
+    virtual std::unique_ptr<ShareBuilder> share_builder(int64_t nrows, int64_t ncols, psv_type type, bool pattern,
+                                                        int32_t nparts) = 0;
 
     // ---- vectors ----
     virtual void fill(psv_type type, int64_t n, void *x, const void *value_host) = 0;

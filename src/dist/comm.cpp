@@ -144,6 +144,19 @@ public:
                                                const std::vector<void *> &full) override {
         return std::make_unique<LocalGather>(parts, bytes, src, full);
     }
+    void exchange(const PartSet &parts, const std::vector<std::vector<size_t>> &bytes,
+                  const std::vector<const void *> &send, const std::vector<void *> &recv) override {
+        std::vector<size_t> sent((size_t)nparts, 0), got((size_t)nparts, 0);
+        for (int32_t p = 0; p < nparts; ++p)
+            for (int32_t q = 0; q < nparts; ++q) {
+                const size_t b = bytes[p][q];
+                if (b)
+                    copy_between(*parts[q].backend, static_cast<uint8_t *>(recv[q]) + got[q], *parts[p].backend,
+                                 static_cast<const uint8_t *>(send[p]) + sent[p], b);
+                sent[p] += b;
+                got[q] += b;
+            }
+    }
 };
 
 // ---- one part per rank ----
@@ -201,6 +214,35 @@ public:
             at += bytes[p];
         }
         return std::make_unique<DoneGather>();
+    }
+
+    void exchange(const PartSet &parts, const std::vector<std::vector<size_t>> &bytes,
+                  const std::vector<const void *> &send, const std::vector<void *> &recv) override {
+        const int32_t r = group_->rank;
+        std::vector<size_t> out((size_t)nparts), in((size_t)nparts);
+        for (int32_t q = 0; q < nparts; ++q) {
+            out[q] = bytes[r][q];
+            in[q] = bytes[q][r];
+        }
+        if (device_) {
+            device_->all_to_all(out, send[r], in, recv[r]);
+            return;
+        }
+        Backend &be = *parts[r].backend;  // through the host
+        std::vector<Bytes> pieces((size_t)nparts), got;
+        size_t at = 0;
+        for (int32_t q = 0; q < nparts; ++q) {
+            pieces[q].resize(out[q]);
+            if (out[q]) be.download(pieces[q].data(), static_cast<const uint8_t *>(send[r]) + at, out[q]);
+            at += out[q];
+        }
+        group_->all_to_all(pieces, got);
+        at = 0;
+        for (int32_t p = 0; p < nparts; ++p) {
+            if (got[p].size() != in[p]) fail(PSV_ERROR_COMMUNICATION, format("rank %d sent %zu bytes, %zu expected", (int)p, got[p].size(), in[p]));
+            if (in[p]) be.upload(static_cast<uint8_t *>(recv[r]) + at, got[p].data(), in[p]);
+            at += in[p];
+        }
     }
 
 private:

@@ -48,6 +48,13 @@ public:
                                                        const std::vector<const void *> &src,
                                                        const std::vector<void *> &full) = 0;
 
+    // Records between the parts' memories (the construction's routing, dist/build.cpp): held
+    // part p sends bytes[p][q] bytes from send[p] + bytes[p][0] + .. + bytes[p][q-1] to every part
+    // q; held part q receives part p's at recv[q] + bytes[0][q] + .. + bytes[p-1][q]. bytes is the
+    // same on every process. Done when it returns (a CUDA part's later work is ordered after it).
+    virtual void exchange(const PartSet &parts, const std::vector<std::vector<size_t>> &bytes,
+                          const std::vector<const void *> &send, const std::vector<void *> &recv) = 0;
+
     // Helpers over all_gather. Sum, in part order, of one double per held part.
     double sum(const PartSet &parts, const std::vector<double> &mine);
     // The same, element-wise, k doubles per part.
@@ -71,6 +78,10 @@ public:
     virtual void start(const std::vector<size_t> &bytes, const void *src, void *full) = 0;
     // The backend's later work waits for everything started.
     virtual void finish() = 0;
+    // This rank's send_bytes[q] bytes (pieces in rank order at send) to every rank q, and every
+    // rank p's recv_bytes[p] bytes (in rank order at recv); the backend's later work waits for it.
+    virtual void all_to_all(const std::vector<size_t> &send_bytes, const void *send,
+                            const std::vector<size_t> &recv_bytes, void *recv) = 0;
 };
 constexpr size_t kNcclIdBytes = 128;
 bool nccl_available();

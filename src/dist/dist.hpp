@@ -136,10 +136,12 @@ std::unique_ptr<PartitionedStore> partition(const PartSet &parts, CsrHost &&csr,
 // This rank's share (a rank context's psv_matrix_build).
 std::unique_ptr<PartitionedStore> partition_share(const PartSet &parts, CsrHost &&mine, const FormatOptions &opt,
                                                   psv_op dup);
+// S's entries, empty rows and whether any part exchanges, summed over every rank's blocks.
+void sum_block_totals(PartitionedStore &S);
 // The same matrix with its columns laid out by `cols` (x in that layout needs no
 // redistribution); the rows keep their bitonic layout.
 std::unique_ptr<PartitionedStore> with_columns(const PartitionedStore &M, LayoutPtr cols);
-// Part p's entries (held p) in global indices, values too where v is given.
+// Part p's entries (held p) in global indices, values too where v is given (1s for a pattern).
 void own_tuples(const PartitionedStore &M, int32_t p, std::vector<int64_t> &r, std::vector<int64_t> &c,
                 std::vector<uint8_t> *v);
 // Run f, this process's part of a step that may fail on one rank alone; then every rank fails

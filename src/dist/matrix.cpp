@@ -107,7 +107,6 @@ std::unique_ptr<PartitionedStore> partition_shares(const PartSet &parts, std::ve
     S->pattern = pattern;
     S->options = opt;
     S->blocks.resize((size_t)P);
-    std::vector<std::vector<int64_t>> totals((size_t)P, std::vector<int64_t>(3, 0));  // entries, empty rows, remote
     agree(parts, [&] {
         for (int32_t q = 0; q < P; ++q) {
             if (!parts.holds(q)) continue;
@@ -130,21 +129,30 @@ std::unique_ptr<PartitionedStore> partition_shares(const PartSet &parts, std::ve
             CsrHost rc = block_csr(m, ncols, std::move(rem), type, pattern, dup);
             PartBlock &b = S->blocks[q];
             b.row_length.resize((size_t)m);
-            for (int64_t k = 0; k < m; ++k) {
+            for (int64_t k = 0; k < m; ++k)
                 b.row_length[k] = lc.row_ptr[k + 1] - lc.row_ptr[k] + rc.row_ptr[k + 1] - rc.row_ptr[k];
-                totals[q][1] += b.row_length[k] == 0;
-            }
-            totals[q][0] = lc.nvals() + rc.nvals();
-            totals[q][2] = rc.nvals();
             b.local = parts[q].backend->build_matrix(std::move(lc), opt);
             b.remote = parts[q].backend->build_matrix(std::move(rc), opt);
         }
     });
-    const std::vector<int64_t> sum = comm.sum_counts(parts, totals, 3);
-    S->nvals = sum[0];
-    S->empty_rows = sum[1];
-    S->exchanges = sum[2] > 0;
+    sum_block_totals(*S);
     return S;
+}
+
+void sum_block_totals(PartitionedStore &S) {
+    const PartSet &parts = S.parts;
+    std::vector<std::vector<int64_t>> totals(parts.size(), std::vector<int64_t>(3, 0));  // entries, empty rows, remote
+    for (int32_t q = 0; q < (int32_t)parts.size(); ++q) {
+        if (!parts.holds(q)) continue;
+        const PartBlock &b = S.blocks[q];
+        totals[q][0] = b.local->nvals + b.remote->nvals;
+        totals[q][1] = std::count(b.row_length.begin(), b.row_length.end(), (int64_t)0);
+        totals[q][2] = b.remote->nvals;
+    }
+    const std::vector<int64_t> sum = parts.comm->sum_counts(parts, totals, 3);
+    S.nvals = sum[0];
+    S.empty_rows = sum[1];
+    S.exchanges = sum[2] > 0;
 }
 
 std::unique_ptr<PartitionedStore> partition(const PartSet &parts, CsrHost &&csr, const FormatOptions &opt,
@@ -308,7 +316,7 @@ void PartitionedStore::tile_info(int32_t tile, psv_tile_info &out) const {
 void own_tuples(const PartitionedStore &M, int32_t p, std::vector<int64_t> &r, std::vector<int64_t> &c,
                 std::vector<uint8_t> *v) {
     const PartBlock &b = M.blocks[p];
-    const size_t vs = M.pattern ? 0 : type_size(M.type);
+    const size_t vs = type_size(M.type);  // a pattern's blocks give 1s
     const int64_t n = b.local->nvals + b.remote->nvals;
     r.resize((size_t)n);
     c.resize((size_t)n);
@@ -326,7 +334,7 @@ void own_tuples(const PartitionedStore &M, int32_t p, std::vector<int64_t> &r, s
 }
 
 void PartitionedStore::extract_tuples(int64_t *rows_host, int64_t *cols_host, void *values_host) const {
-    const size_t vs = pattern ? 0 : type_size(type);
+    const size_t vs = type_size(type);  // the same on every rank; a pattern gives 1s
     const int32_t P = (int32_t)blocks.size();
     // every part's tuples (row, column, value records), everywhere
     std::vector<Bytes> b((size_t)P);
