@@ -73,9 +73,10 @@ void print_partition_table();
 static std::vector<int> g_partition_parts;  // --partition
 // ranks.cu: the specs run on each of `ranks` rank contexts over `devices` GPUs (0: all present);
 // the exit status (1 where a result differs from the first P's).
-int bench_ranks(const std::vector<int> &ranks, int devices, const std::vector<std::string> &specs);
+int bench_ranks(const std::vector<int> &ranks, int devices, bool host_build, const std::vector<std::string> &specs);
 static std::vector<int> g_ranks;  // --ranks
 static int g_devices = 0;         // --devices
+static bool g_host_build = false;  // --host-build (--ranks: the shares built through the host)
 
 [[noreturn]] void die(const char *fmt, ...) {
     va_list ap;
@@ -422,8 +423,9 @@ static void usage() {
                  "  (capacity: R-MAT generated in chunks into psv's streamed construction, then PageRank)\n"
                  "       psv_bench --partition P[,P...] MATRIX...\n"
                  "  (partition: each part's product of a row and of column partitionings, timed alone)\n"
-                 "       psv_bench --ranks P[,P...] [--devices D] rmat:SCALE[:EF]...\n"
-                 "  (ranks: P rank contexts, each generating its share; PageRank and product scaling)\n");
+                 "       psv_bench --ranks P[,P...] [--devices D] [--host-build] rmat:SCALE[:EF]...\n"
+                 "  (ranks: P rank contexts, each generating its share, built on the devices or with --host-build\n"
+                 "   through the host; PageRank and product scaling)\n");
     std::exit(2);
 }
 
@@ -512,6 +514,7 @@ static std::vector<std::pair<std::string, std::string>> parse_args(int argc, cha
             if (g_ranks.empty()) usage();
         }
         else if (a == "--devices") g_devices = std::max(1, std::atoi(next().c_str()));
+        else if (a == "--host-build") g_host_build = true;
         else if (a == "--weighted") O.capacity_weighted = true;
         else if (a == "--transpose") {
             const std::string t = next();
@@ -569,7 +572,7 @@ int main(int argc, char **argv) {
     if (!g_ranks.empty()) {  // no context of its own: each rank makes one
         std::vector<std::string> specs;
         for (auto &m : mats) specs.push_back(m.first);
-        return bench_ranks(g_ranks, g_devices, specs);
+        return bench_ranks(g_ranks, g_devices, g_host_build, specs);
     }
     setup();
     for (auto &m : mats) {

@@ -4,8 +4,11 @@
 // a GPU of its own and the id is made for CUDA (NCCL carries the exchange), otherwise several
 // ranks share a GPU and the id is made for the CPU (the exchange goes through the host).
 // Each rank generates its own share of the R-MAT stream on its own device (edges E r / P ..
-// E (r + 1) / P, the same relabelling everywhere), a chunk at a time, into host int64 tuples
-// that it passes to psv_matrix_build; the library routes them to their rows' owners.
+// E (r + 1) / P, the same relabelling everywhere), a chunk at a time, straight into the library's
+// construction from chunks (dist::matrix_from_chunks: counted, laid out, routed to the rows'
+// owners over NCCL and built on each GPU); with --host-build, into host int64 tuples passed to
+// psv_matrix_build instead (routed and built on the host). Construction's device bytes per rank:
+// the pool's peak above what it held before, and what the matrix holds after.
 // Measured, on rank 0 with a host clock between barriers of all ranks: construction (generation
 // and build), PageRank (20 iterations, tolerance 0, median of 3 calls after a warm-up) per
 // iteration, psv_mxv (plus-second, fp32, a full input vector in the matrix's layout; median of 10
@@ -21,7 +24,7 @@
 
 #include "bench/bench.hpp"
 #include "cuda/internal.hpp"
-#include "dist/dist.hpp"
+#include "dist/chunks.hpp"
 
 void rmat_relabelling(int scale, Dev<int32_t> &perm);
 void rmat_chunk(int scale, const int32_t *perm, int64_t first, int64_t m, int32_t *row, int32_t *col, float *val);
@@ -72,6 +75,7 @@ struct RankRow {
     bool nccl = false;
     double build_s = NAN, pr_ms_it = NAN, mxv_ms = NAN, rel_l1 = NAN;
     int64_t nnz = 0, entries_min = 0, entries_max = 0;
+    double peak_per_edge = NAN, held_per_edge = NAN;  // the most of any rank, per edge of its share
 };
 
 // What the ranks of one run share: the barrier, rank 0's times, each rank's entries, the ranks.
@@ -84,8 +88,10 @@ struct Run {
     std::vector<float> ranks;  // rank 0's copy of the PageRank result
     int64_t nnz = 0;
     double build_s = NAN;
+    bool host_build = false;
+    std::vector<double> peak_per_edge, held_per_edge;  // each rank's construction bytes per edge of its share
     std::vector<double> pr_s, mxv_s;
-    explicit Run(int p) : P(p), bar(p), entries((size_t)p, 0) {}
+    explicit Run(int p) : P(p), bar(p), entries((size_t)p, 0), peak_per_edge((size_t)p, 0), held_per_edge((size_t)p, 0) {}
 };
 
 constexpr int kPagerankIt = 20, kPagerankCalls = 3, kProducts = 10;
@@ -126,16 +132,35 @@ void rank_main(Run &run, int rank) {
     psv::Backend &be = psv::cuda::backend_of(ctx);
     g_st = (cudaStream_t)psv::cuda::stream_of(be);  // this thread's launches go on its rank's stream
 
-    // construction: this rank's share generated and copied to the host, then the collective build
+    // construction: this rank's share generated on its device in chunks and built from them (or
+    // copied to the host and built there), collectively
     const int64_t first = run.E * rank / run.P, share = run.E * (rank + 1) / run.P - first;
     psv_matrix *A = nullptr;
+    psv::cuda::pool_trim(be);
+    const size_t held0 = psv::cuda::pool_in_use_bytes(be);
+    psv::cuda::reset_pool_peak(be);
     const double build_s = timed(run, rank, [&] {
-        std::unique_ptr<int64_t[]> rows(new (std::nothrow) int64_t[(size_t)std::max<int64_t>(share, 1)]);
-        std::unique_ptr<int64_t[]> cols(new (std::nothrow) int64_t[(size_t)std::max<int64_t>(share, 1)]);
-        if (!rows || !cols) die("rank %d: no host memory for its %lld tuples", rank, (long long)share);
-        generate_share(run.scale, first, share, rows.get(), cols.get());
-        RK(psv_matrix_build(ctx, PSV_FP32, run.n, run.n, share, rows.get(), cols.get(), nullptr, PSV_NOOP, &A));
+        if (run.host_build) {
+            std::unique_ptr<int64_t[]> rows(new (std::nothrow) int64_t[(size_t)std::max<int64_t>(share, 1)]);
+            std::unique_ptr<int64_t[]> cols(new (std::nothrow) int64_t[(size_t)std::max<int64_t>(share, 1)]);
+            if (!rows || !cols) die("rank %d: no host memory for its %lld tuples", rank, (long long)share);
+            generate_share(run.scale, first, share, rows.get(), cols.get());
+            RK(psv_matrix_build(ctx, PSV_FP32, run.n, run.n, share, rows.get(), cols.get(), nullptr, PSV_NOOP, &A));
+        } else {
+            Dev<int32_t> perm;
+            rmat_relabelling(run.scale, perm);
+            std::vector<psv::dist::ChunkSource> src((size_t)run.P);
+            src[(size_t)rank].count = share;
+            src[(size_t)rank].deliver = [&](int64_t f, int64_t n, int32_t *r, int32_t *c, void *) {
+                rmat_chunk(run.scale, perm.p, first + f, n, r, c, nullptr);
+            };
+            RK(psv::dist::matrix_from_chunks(ctx, PSV_FP32, run.n, run.n, true, src, &A));
+        }
+        psv::cuda::synchronize(be);
     });
+    psv::cuda::synchronize(be);
+    run.peak_per_edge[(size_t)rank] = (double)(psv::cuda::pool_peak_bytes(be) - held0) / (double)std::max<int64_t>(share, 1);
+    run.held_per_edge[(size_t)rank] = (double)(psv::cuda::pool_in_use_bytes(be) - held0) / (double)std::max<int64_t>(share, 1);
     int64_t nnz = 0;
     RK(psv_matrix_nvals(A, &nnz));
     const auto *part = dynamic_cast<const psv::dist::PartitionedStore *>(&psv::cuda::store_of(A));
@@ -202,7 +227,7 @@ double rel_l1(const std::vector<float> &a, const std::vector<float> &b) {
 
 }  // namespace
 
-int bench_ranks(const std::vector<int> &ranks, int devices, const std::vector<std::string> &specs) {
+int bench_ranks(const std::vector<int> &ranks, int devices, bool host_build, const std::vector<std::string> &specs) {
     int count = 0;
     if (!psv_backend_available(PSV_BACKEND_CUDA) || cudaGetDeviceCount(&count) != cudaSuccess || count < 1)
         die("--ranks: no CUDA device (or psv built without CUDA)");
@@ -225,6 +250,7 @@ int bench_ranks(const std::vector<int> &ranks, int devices, const std::vector<st
         for (const int P : ranks) {
             Run run(P);
             run.scale = scale, run.D = D, run.n = 1LL << scale, run.E = (int64_t)ef << scale;
+            run.host_build = host_build;
             RankRow row;
             row.spec = spec, row.P = P, row.nccl = P <= D, row.per_gpu = (P + D - 1) / D;
             const psv_status st = psv_unique_id(row.nccl ? PSV_BACKEND_CUDA : PSV_BACKEND_CPU, &run.id);
@@ -245,6 +271,8 @@ int bench_ranks(const std::vector<int> &ranks, int devices, const std::vector<st
             row.mxv_ms = 1e3 * median(run.mxv_s);
             row.entries_min = *std::min_element(run.entries.begin(), run.entries.end());
             row.entries_max = *std::max_element(run.entries.begin(), run.entries.end());
+            row.peak_per_edge = *std::max_element(run.peak_per_edge.begin(), run.peak_per_edge.end());
+            row.held_per_edge = *std::max_element(run.held_per_edge.begin(), run.held_per_edge.end());
             if (ref.empty()) {
                 ref = std::move(run.ranks), P_ref = P, pr_ref = row.pr_ms_it;
                 row.rel_l1 = 0;
@@ -252,6 +280,8 @@ int bench_ranks(const std::vector<int> &ranks, int devices, const std::vector<st
                 row.rel_l1 = rel_l1(run.ranks, ref);
             }
             const double speedup = pr_ref / row.pr_ms_it, eff = speedup * P_ref / P;
+            std::printf("construction (%s): device bytes per edge of a rank's share, the most of any rank: peak %.2f, "
+                        "held after %.2f\n", host_build ? "host" : "device", row.peak_per_edge, row.held_per_edge);
             std::printf("%lld entries; construction %.2f s; PageRank %.3f ms/it; product %.3f ms; speed-up %.2fx, efficiency %.0f%% "
                         "(against P = %d); PageRank rel L1 against P = %d: %.2e %s\n",
                         (long long)row.nnz, row.build_s, row.pr_ms_it, row.mxv_ms, speedup, 100 * eff, P_ref, P_ref, row.rel_l1,
@@ -262,14 +292,15 @@ int bench_ranks(const std::vector<int> &ranks, int devices, const std::vector<st
         }
     }
     // the table: speed-up and efficiency of PageRank per iteration against the spec's first P
-    std::printf("\n| matrix | P | ranks/GPU | exchange | entries | construction s | PageRank ms/it | product ms | speed-up | "
-                "efficiency | entries per rank | rel L1 |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    std::printf("\n| matrix | P | ranks/GPU | exchange | entries | construction s | build peak / held B per edge | PageRank ms/it | "
+                "product ms | speed-up | efficiency | entries per rank | rel L1 |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     const RankRow *first = nullptr;
     for (const RankRow &r : rows) {
         if (!first || first->spec != r.spec) first = &r;
         const double sp = first->pr_ms_it / r.pr_ms_it;
-        std::printf("| %s | %d | %d | %s | %lld | %.2f | %.3f | %.3f | %.2fx | %.0f%% | %lld - %lld | %.1e |\n", r.spec.c_str(), r.P,
-                    r.per_gpu, r.nccl ? "nccl" : "host", (long long)r.nnz, r.build_s, r.pr_ms_it, r.mxv_ms, sp, 100 * sp * first->P / r.P,
+        std::printf("| %s | %d | %d | %s | %lld | %.2f | %.2f / %.2f | %.3f | %.3f | %.2fx | %.0f%% | %lld - %lld | %.1e |\n",
+                    r.spec.c_str(), r.P, r.per_gpu, r.nccl ? "nccl" : "host", (long long)r.nnz, r.build_s, r.peak_per_edge,
+                    r.held_per_edge, r.pr_ms_it, r.mxv_ms, sp, 100 * sp * first->P / r.P,
                     (long long)r.entries_min, (long long)r.entries_max, r.rel_l1);
     }
     std::fflush(stdout);
