@@ -13,7 +13,7 @@
 // timed like it: the local blocks' products, the exchange (the all-gather of x, started and
 // finished, no product under it), the remote blocks' products, and the whole product run the same
 // way; the overlap is local + exchange + remote - whole (what the exchange under the local product
-// hides, less what the stages' own launches add). Each PageRank result is compared with that of
+// hides, plus the two more barriers and synchronisations of three separate runs). Each PageRank result is compared with that of
 // the first P of the list.
 // Strong scaling: one spec, several P; weak scaling: several specs, each run for every P.
 #include <condition_variable>
