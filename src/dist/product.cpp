@@ -4,6 +4,7 @@
 // renumbered columns index it directly -- then the remote block's product, combined with the
 // local result by the semiring's add. The local product comes first so that an asynchronous
 // exchange (NCCL) runs under it. The exchange is skipped only where no part has a remote block.
+// StagedProduct (stages.hpp) runs the same pieces one stage at a time, for the bench's split.
 #include "core/ops.hpp"
 #include "dist/comm.hpp"
 #include "dist/dist.hpp"
