@@ -12,7 +12,12 @@
 // Measured, on rank 0 with a host clock between barriers of all ranks: construction (generation
 // and build), PageRank (20 iterations, tolerance 0, median of 3 calls after a warm-up) per
 // iteration, psv_mxv (plus-second, fp32, a full input vector in the matrix's layout; median of 10
-// after a warm-up). Each PageRank result is compared with that of the first P of the list.
+// after a warm-up), and the split of that product (src/dist/stages.hpp), each stage run alone and
+// timed like it: the local blocks' products, the exchange (the all-gather of x, started and
+// finished, no product under it), the remote blocks' products, and the whole product run the same
+// way; the overlap is local + exchange + remote - whole (what the exchange under the local product
+// hides, plus the two more barriers and synchronisations of three separate runs). Each PageRank result is compared with that of
+// the first P of the list.
 // Strong scaling: one spec, several P; weak scaling: several specs, each run for every P.
 #include <condition_variable>
 #include <memory>
@@ -25,6 +30,7 @@
 #include "bench/bench.hpp"
 #include "cuda/internal.hpp"
 #include "dist/chunks.hpp"
+#include "dist/stages.hpp"
 
 void rmat_relabelling(int scale, Dev<int32_t> &perm);
 void rmat_chunk(int scale, const int32_t *perm, int64_t first, int64_t m, int32_t *row, int32_t *col, float *val);
@@ -74,6 +80,7 @@ struct RankRow {
     int P = 0, per_gpu = 0;
     bool nccl = false;
     double build_s = NAN, pr_ms_it = NAN, mxv_ms = NAN, rel_l1 = NAN;
+    double stage_ms[4] = {NAN, NAN, NAN, NAN};  // kStages' order
     int64_t nnz = 0, entries_min = 0, entries_max = 0;
     double peak_per_edge = NAN, held_per_edge = NAN;  // the most of any rank, per edge of its share
 };
@@ -91,10 +98,14 @@ struct Run {
     bool host_build = false;
     std::vector<double> peak_per_edge, held_per_edge;  // each rank's construction bytes per edge of its share
     std::vector<double> pr_s, mxv_s;
+    std::vector<double> stage_s[4];  // kStages' order
     explicit Run(int p) : P(p), bar(p), entries((size_t)p, 0), peak_per_edge((size_t)p, 0), held_per_edge((size_t)p, 0) {}
 };
 
 constexpr int kPagerankIt = 20, kPagerankCalls = 3, kProducts = 10;
+// The split of one product, in the order timed and printed.
+constexpr psv::dist::ProductStage kStages[4] = {psv::dist::ProductStage::Local, psv::dist::ProductStage::Exchange,
+                                                psv::dist::ProductStage::Remote, psv::dist::ProductStage::All};
 constexpr int64_t kChunk = (int64_t)1 << 25;  // edges generated per chunk (24 bytes each of device buffers: 0.8 GB)
 
 // t(f): f run on every rank between two barriers; rank 0's host seconds, else 0.
@@ -205,9 +216,29 @@ void rank_main(Run &run, int rank) {
     std::vector<double> mx;
     for (int k = 0; k < kProducts; ++k) mx.push_back(timed(run, rank, product));
 
+    // the product's split: each stage alone on the same u, a warm-up then kProducts timed runs
+    std::vector<double> split[4];
+    try {
+        psv::dist::StagedProduct staged(*A, *s, *u);
+        for (int i = 0; i < 4; ++i) {
+            auto stage = [&] {
+                staged.run(kStages[i]);
+                psv::cuda::synchronize(be);
+            };
+            stage();
+            for (int k = 0; k < kProducts; ++k) split[i].push_back(timed(run, rank, stage));
+        }
+    } catch (const std::exception &e) {  // as rank_fail: the other ranks wait in collectives
+        std::fflush(stdout);
+        std::fprintf(stderr, "psv_bench --ranks: rank %d: the product's stages: %s\n", rank, e.what());
+        std::fflush(stderr);
+        std::_Exit(1);
+    }
+
     if (rank == 0) {
         run.build_s = build_s, run.nnz = nnz;
         run.pr_s = pr, run.mxv_s = mx;
+        for (int i = 0; i < 4; ++i) run.stage_s[i] = split[i];
         run.ranks = std::move(got);
     }
     psv_vector_free(&ones);
@@ -217,6 +248,9 @@ void rank_main(Run &run, int rank) {
     psv_matrix_free(&A);
     psv_context_free(&ctx);
 }
+
+// What the whole product saves on its stages run one by one: local + exchange + remote - whole.
+double overlap_ms(const RankRow &r) { return r.stage_ms[0] + r.stage_ms[1] + r.stage_ms[2] - r.stage_ms[3]; }
 
 // sum |a - b| / sum |b|
 double rel_l1(const std::vector<float> &a, const std::vector<float> &b) {
@@ -269,6 +303,7 @@ int bench_ranks(const std::vector<int> &ranks, int devices, bool host_build, con
             row.build_s = run.build_s, row.nnz = run.nnz;
             row.pr_ms_it = 1e3 * median(run.pr_s) / kPagerankIt;
             row.mxv_ms = 1e3 * median(run.mxv_s);
+            for (int i = 0; i < 4; ++i) row.stage_ms[i] = 1e3 * median(run.stage_s[i]);
             row.entries_min = *std::min_element(run.entries.begin(), run.entries.end());
             row.entries_max = *std::max_element(run.entries.begin(), run.entries.end());
             row.peak_per_edge = *std::max_element(run.peak_per_edge.begin(), run.peak_per_edge.end());
@@ -286,6 +321,9 @@ int bench_ranks(const std::vector<int> &ranks, int devices, bool host_build, con
                         "(against P = %d); PageRank rel L1 against P = %d: %.2e %s\n",
                         (long long)row.nnz, row.build_s, row.pr_ms_it, row.mxv_ms, speedup, 100 * eff, P_ref, P_ref, row.rel_l1,
                         row.rel_l1 <= 1e-6 ? "(ok)" : "(ABOVE 1e-6)");
+            std::printf("product split: local %.3f ms + exchange %.3f ms + remote %.3f ms, whole %.3f ms (run as psv_mxv's "
+                        "product); overlap %.3f ms\n",
+                        row.stage_ms[0], row.stage_ms[1], row.stage_ms[2], row.stage_ms[3], overlap_ms(row));
             std::fflush(stdout);
             differ = differ || !(row.rel_l1 <= 1e-6);
             rows.push_back(row);
@@ -293,14 +331,17 @@ int bench_ranks(const std::vector<int> &ranks, int devices, bool host_build, con
     }
     // the table: speed-up and efficiency of PageRank per iteration against the spec's first P
     std::printf("\n| matrix | P | ranks/GPU | exchange | entries | construction s | build peak / held B per edge | PageRank ms/it | "
-                "product ms | speed-up | efficiency | entries per rank | rel L1 |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+                "product ms | local ms | exchange ms | remote ms | whole ms | overlap ms | speed-up | efficiency | entries per rank | "
+                "rel L1 |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     const RankRow *first = nullptr;
     for (const RankRow &r : rows) {
         if (!first || first->spec != r.spec) first = &r;
         const double sp = first->pr_ms_it / r.pr_ms_it;
-        std::printf("| %s | %d | %d | %s | %lld | %.2f | %.2f / %.2f | %.3f | %.3f | %.2fx | %.0f%% | %lld - %lld | %.1e |\n",
+        std::printf("| %s | %d | %d | %s | %lld | %.2f | %.2f / %.2f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.2fx | %.0f%% | "
+                    "%lld - %lld | %.1e |\n",
                     r.spec.c_str(), r.P, r.per_gpu, r.nccl ? "nccl" : "host", (long long)r.nnz, r.build_s, r.peak_per_edge,
-                    r.held_per_edge, r.pr_ms_it, r.mxv_ms, sp, 100 * sp * first->P / r.P,
+                    r.held_per_edge, r.pr_ms_it, r.mxv_ms, r.stage_ms[0], r.stage_ms[1], r.stage_ms[2], r.stage_ms[3], overlap_ms(r),
+                    sp, 100 * sp * first->P / r.P,
                     (long long)r.entries_min, (long long)r.entries_max, r.rel_l1);
     }
     std::fflush(stdout);

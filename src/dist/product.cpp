@@ -4,14 +4,14 @@
 // renumbered columns index it directly -- then the remote block's product, combined with the
 // local result by the semiring's add. The local product comes first so that an asynchronous
 // exchange (NCCL) runs under it. The exchange is skipped only where no part has a remote block.
+// StagedProduct (stages.hpp) runs the same pieces one stage at a time, for the bench's split.
 #include "core/ops.hpp"
 #include "dist/comm.hpp"
 #include "dist/dist.hpp"
+#include "dist/stages.hpp"
 
 namespace psv {
 namespace dist {
-
-namespace {
 
 // The exchange of one product: every part's piece of x (elem bytes per position, in M.cols'
 // gathered order) into each held part's full-length buffer, and the presence likewise where
@@ -69,16 +69,17 @@ private:
     std::unique_ptr<PieceGather> values_, presence_;
 };
 
-}  // namespace
+namespace {
 
-void product(const PartitionedStore &M, const SpmvArgs &a, const std::vector<const void *> &x,
-             const std::vector<const uint8_t *> &x_present, const std::vector<void *> &t,
-             const std::vector<uint8_t *> &t_present) {
-    const size_t vs = type_size(a.type);
+// Part q reads the gathered x: it has rows and a remote block with entries.
+bool reads_remote(const PartitionedStore &M, int32_t q) { return M.rows->size(q) && M.blocks[q].remote->nvals; }
+
+// Each held part's local block's product into t: its own piece of x, nothing exchanged.
+void local_products(const PartitionedStore &M, const SpmvArgs &a, const std::vector<const void *> &x,
+                    const std::vector<const uint8_t *> &x_present, const std::vector<void *> &t,
+                    const std::vector<uint8_t *> &t_present) {
     const bool with_presence = !t_present.empty();
-    const int32_t P = (int32_t)M.blocks.size();
-    Exchange ex(M, vs, x, x_present);
-    for (int32_t q = 0; q < P; ++q) {  // the local blocks: no exchange needed
+    for (int32_t q = 0; q < (int32_t)M.blocks.size(); ++q) {
         if (!M.parts.holds(q) || !M.rows->size(q)) continue;
         SpmvArgs s = a;
         s.A = M.blocks[q].local.get();
@@ -88,34 +89,53 @@ void product(const PartitionedStore &M, const SpmvArgs &a, const std::vector<con
         s.t_present = with_presence ? t_present[q] : nullptr;
         M.parts[q].backend->spmv(s);
     }
-    for (int32_t q = 0; q < P; ++q) {  // the remote blocks, on the gathered x
+}
+
+// Part q's remote block's product on the gathered x (X, X_present), combined into t[q] with the add.
+void remote_product(const PartitionedStore &M, int32_t q, const SpmvArgs &a, const void *X, const uint8_t *X_present,
+                    const std::vector<void *> &t, const std::vector<uint8_t *> &t_present) {
+    const size_t vs = type_size(a.type);
+    const bool with_presence = !t_present.empty();
+    const int64_t m = M.rows->size(q);
+    Backend &be = *M.parts[q].backend;
+    Buffer t2(&be, (size_t)m * vs), p2(&be, with_presence ? (size_t)m : 0);
+    SpmvArgs s = a;
+    s.A = M.blocks[q].remote.get();
+    s.u = X;
+    s.u_present = X_present;
+    s.t = t2.get();
+    s.t_present = p2.as<uint8_t>();
+    be.spmv(s);
+    if (!with_presence) {  // both full, absent entries the identity: t = t (+) t2
+        be.ewise(a.add, a.type, m, t[q], nullptr, t[q], nullptr, t2.get(), nullptr);
+        return;
+    }
+    AssignArgs aa;  // t accum= t2 with the add: the union of both patterns
+    aa.n = m;
+    aa.type = a.type;
+    aa.w = t[q];
+    aa.w_present = t_present[q];
+    aa.w_present_in = t_present[q];
+    aa.t = t2.get();
+    aa.t_present = p2.as<uint8_t>();
+    aa.accum = a.add;
+    be.assign(aa);
+}
+
+}  // namespace
+
+void product(const PartitionedStore &M, const SpmvArgs &a, const std::vector<const void *> &x,
+             const std::vector<const uint8_t *> &x_present, const std::vector<void *> &t,
+             const std::vector<uint8_t *> &t_present) {
+    Exchange ex(M, type_size(a.type), x, x_present);
+    local_products(M, a, x, x_present, t, t_present);
+    for (int32_t q = 0; q < (int32_t)M.blocks.size(); ++q) {  // the remote blocks, on the gathered x
         if (!M.parts.holds(q)) continue;
-        const PartBlock &b = M.blocks[q];
-        const int64_t m = M.rows->size(q);
-        SpmvArgs s = a;
-        const bool needed = m && b.remote->nvals;
-        ex.finish(q, needed, s.u, s.u_present);
-        if (!needed) continue;
-        Backend &be = *M.parts[q].backend;
-        Buffer t2(&be, (size_t)m * vs), p2(&be, with_presence ? (size_t)m : 0);
-        s.A = b.remote.get();
-        s.t = t2.get();
-        s.t_present = p2.as<uint8_t>();
-        be.spmv(s);
-        if (!with_presence) {  // both full, absent entries the identity: t = t (+) t2
-            be.ewise(a.add, a.type, m, t[q], nullptr, t[q], nullptr, t2.get(), nullptr);
-            continue;
-        }
-        AssignArgs aa;  // t accum= t2 with the add: the union of both patterns
-        aa.n = m;
-        aa.type = a.type;
-        aa.w = t[q];
-        aa.w_present = t_present[q];
-        aa.w_present_in = t_present[q];
-        aa.t = t2.get();
-        aa.t_present = p2.as<uint8_t>();
-        aa.accum = a.add;
-        be.assign(aa);
+        const bool needed = reads_remote(M, q);
+        const void *X = nullptr;
+        const uint8_t *X_present = nullptr;
+        ex.finish(q, needed, X, X_present);
+        if (needed) remote_product(M, q, a, X, X_present, t, t_present);
     }
 }
 
@@ -142,6 +162,86 @@ void product_pattern_k(const PartitionedStore &M, int32_t k, const std::vector<c
         be.spmm_pattern(*b.remote, k, static_cast<const float *>(X), t2.as<float>());
         be.ewise(PSV_PLUS, PSV_FP32, m * k, T[q], nullptr, T[q], nullptr, t2.get(), nullptr);
     }
+}
+
+StagedProduct::StagedProduct(const psv_matrix &A, const psv_semiring &s, const psv_vector &u) {
+    const psv_type T = s.type;
+    a_.add = canonical_op(s.add, T);
+    a_.mul = canonical_op(s.multiply, T);
+    a_.type = T;
+    const MatrixStore &store = *A.store;
+    if (u.type != T || (store.type != T && !store.pattern && a_.mul != PSV_SECOND && a_.mul != PSV_PAIR))
+        fail(PSV_ERROR_DOMAIN_MISMATCH, "u and A must have the semiring's type (A: or be a pattern)");
+    if (u.n != store.ncols) fail(PSV_ERROR_DIMENSION_MISMATCH, "u's length is not A's column count");
+    M_ = as_partitioned(store);
+    if (!M_) {  // one part: psv_mxv's single-part product
+        one_ = &store;
+        one_backend_ = A.ctx->backend.get();
+        t_vals_.emplace_back(one_backend_, (size_t)store.nrows * type_size(T));
+        t_pres_.emplace_back(one_backend_, (size_t)store.nrows);
+        x_ = {u.values.get()};
+        x_present_ = {u.present_or_null()};
+        t_ = {t_vals_[0].get()};
+        t_present_ = {t_pres_[0].as<uint8_t>()};
+        return;
+    }
+    const PartSet &parts = M_->parts;
+    const int32_t P = (int32_t)parts.size();
+    pieces_in(parts, u, M_->cols, u_vals_, u_pres_, x_, x_present_);
+    allocate_pieces(parts, *M_->rows, T, t_vals_, t_pres_);
+    t_.assign((size_t)P, nullptr);
+    t_present_.assign((size_t)P, nullptr);
+    for (int32_t p = 0; p < P; ++p)
+        if (parts.holds(p)) {
+            t_[p] = t_vals_[p].get();
+            t_present_[p] = t_pres_[p].as<uint8_t>();
+        }
+    gathered_.assign((size_t)P, nullptr);
+    gathered_present_.assign((size_t)P, nullptr);
+}
+
+StagedProduct::~StagedProduct() = default;
+
+void StagedProduct::exchange() {
+    ex_.reset();  // the last exchange's buffers go first, as no product holds two
+    auto ex = std::make_unique<Exchange>(*M_, type_size(a_.type), x_, x_present_);
+    for (int32_t q = 0; q < (int32_t)M_->blocks.size(); ++q)
+        if (M_->parts.holds(q)) ex->finish(q, reads_remote(*M_, q), gathered_[q], gathered_present_[q]);
+    ex_ = std::move(ex);
+}
+
+void StagedProduct::run(ProductStage stage) {
+    if (!M_) {
+        if (stage != ProductStage::Local && stage != ProductStage::All) return;  // nothing to move, no remote block
+        SpmvArgs s = a_;
+        s.A = one_;
+        s.u = x_[0];
+        s.u_present = x_present_[0];
+        s.t = t_[0];
+        s.t_present = t_present_[0];
+        one_backend_->spmv(s);
+        return;
+    }
+    switch (stage) {
+    case ProductStage::Local: local_products(*M_, a_, x_, x_present_, t_, t_present_); break;
+    case ProductStage::Exchange: exchange(); break;
+    case ProductStage::Remote:
+        if (!ex_) fail(PSV_ERROR_INVALID_VALUE, "the remote stage needs an exchange stage before it");
+        for (int32_t q = 0; q < (int32_t)M_->blocks.size(); ++q)
+            if (M_->parts.holds(q) && reads_remote(*M_, q))
+                remote_product(*M_, q, a_, gathered_[q], gathered_present_[q], t_, t_present_);
+        break;
+    case ProductStage::All: product(*M_, a_, x_, x_present_, t_, t_present_); break;
+    }
+}
+
+StagedProduct::Piece StagedProduct::piece(int32_t p) const {
+    Piece out;
+    out.backend = M_ ? M_->parts[p].backend : one_backend_;
+    out.n = M_ ? M_->rows->size(p) : one_->nrows;
+    out.values = t_[p];
+    out.present = t_present_[p];
+    return out;
 }
 
 void mxv(psv_vector *w, const psv_vector *mask, const MxvArgs &m, const PartitionedStore &M, const psv_vector *u) {

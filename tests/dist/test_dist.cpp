@@ -16,6 +16,7 @@
 #include "core/test_hooks.hpp"
 #include "cuda/internal.hpp"
 #include "dist/dist.hpp"
+#include "dist/stages.hpp"
 #include "dist_common.hpp"
 
 namespace {
@@ -261,6 +262,121 @@ void products(const char *name, const Graph &g, int64_t ncols) {
     }
     for (psv_context *&c : cs) psv_context_free(&c);
     psv_context_free(&c1);
+}
+
+// t of a StagedProduct on the host in global row order: values (fp64) and presence.
+void staged_host(const psv::dist::StagedProduct &sp, const psv_matrix *A, std::vector<double> &val,
+                 std::vector<uint8_t> &present) {
+    const psv::dist::PartitionedStore *M = psv::dist::as_partitioned(*A->store);
+    const int64_t n = A->store->nrows;
+    val.assign((size_t)n, 0.0);
+    present.assign((size_t)n, 0);
+    for (int32_t p = 0; p < sp.nparts(); ++p) {
+        const psv::dist::StagedProduct::Piece t = sp.piece(p);
+        std::vector<double> v((size_t)t.n);
+        std::vector<uint8_t> pr((size_t)t.n);
+        if (t.n) {
+            t.backend->download(v.data(), t.values, (size_t)t.n * sizeof(double));
+            t.backend->download(pr.data(), t.present, (size_t)t.n);
+        }
+        for (int64_t i = 0; i < t.n; ++i) {
+            const int64_t r = M ? M->rows->global_of(M->rows->offset[p] + i) : i;
+            val[(size_t)r] = v[(size_t)i];
+            present[(size_t)r] = pr[(size_t)i];
+        }
+    }
+}
+
+// The product's stages (src/dist/stages.hpp), which psv_bench --ranks times one by one: Local
+// alone is the product over the entries whose columns the row's part owns; Local, Exchange and
+// Remote in turn leave psv_mxv's result bit for bit, as All does, and Remote before any Exchange
+// fails; on one part Local is the whole product and Exchange and Remote change nothing.
+// Plus-times fp64 with u sparse (a union of patterns).
+void staged_product(const char *name, const Graph &g) {
+    using psv::dist::ProductStage;
+    for (int32_t P : kParts) {
+        psv_context *c = context(P);
+        psv_matrix *A = valued(c, g, PSV_FP64, g.n);
+        psv_semiring *s = nullptr;
+        REQUIRE(psv_semiring_create(c, PSV_PLUS, PSV_TIMES, PSV_FP64, &s) == PSV_SUCCESS);
+        Case k = make_case(c, PSV_FP64, g.n, g.n);
+        REQUIRE(psv_mxv(k.w, nullptr, PSV_NOOP, s, A, k.u, 0) == PSV_SUCCESS);
+        std::vector<int64_t> wi;
+        std::vector<double> wv;
+        tuples(k.w, PSV_FP64, wi, wv);
+        // the local columns' share on the host: an entry is local where its column's owner (column
+        // layout) is its row's owner (row layout)
+        const psv::dist::PartitionedStore *M = psv::dist::as_partitioned(*A->store);
+        CHECK((P == 1) == (M == nullptr));
+        int64_t nv = 0;
+        psv_matrix_nvals(A, &nv);
+        std::vector<int64_t> r((size_t)nv), cl((size_t)nv), ui;
+        std::vector<double> v((size_t)nv), uv;
+        int64_t cap = nv;
+        REQUIRE(psv_matrix_extract_tuples(A, r.data(), cl.data(), v.data(), &cap) == PSV_SUCCESS);
+        tuples(k.u, PSV_FP64, ui, uv);
+        std::vector<double> u_dense((size_t)g.n, 0.0), local((size_t)g.n, 0.0);
+        std::vector<uint8_t> u_has((size_t)g.n, 0), local_has((size_t)g.n, 0);
+        for (size_t e = 0; e < ui.size(); ++e) u_dense[(size_t)ui[e]] = uv[e], u_has[(size_t)ui[e]] = 1;
+        int64_t remote_entries = 0;
+        const auto owner = [](const psv::dist::Layout &L, int64_t i) { return L.owner_of_position(L.position_of(i)); };
+        for (int64_t e = 0; e < nv; ++e) {
+            if (M && owner(*M->cols, cl[e]) != owner(*M->rows, r[e])) {
+                ++remote_entries;
+                continue;
+            }
+            if (!u_has[(size_t)cl[e]]) continue;
+            local[(size_t)r[e]] += v[e] * u_dense[(size_t)cl[e]];
+            local_has[(size_t)r[e]] = 1;
+        }
+        CHECK_MSG(P == 1 || remote_entries > 0, "%s P=%d: no remote entries to test", name, P);
+        {  // sp goes before A, u and the context
+            psv::dist::StagedProduct sp(*A, *s, *k.u);
+            std::vector<double> got;
+            std::vector<uint8_t> has;
+            sp.run(ProductStage::Local);
+            staged_host(sp, A, got, has);
+            bool ok = has == local_has;
+            for (int64_t i = 0; ok && i < g.n; ++i)
+                ok = !has[(size_t)i] ||
+                     std::fabs(got[(size_t)i] - local[(size_t)i]) <= 1e-12 * std::max(1.0, std::fabs(local[(size_t)i]));
+            CHECK_MSG(ok, "%s P=%d: Local is not the local columns' product", name, P);
+            // each sequence's t, as w's tuples: the whole product, bit for bit
+            const auto same_as_w = [&](const char *what) {
+                staged_host(sp, A, got, has);
+                std::vector<int64_t> ti;
+                std::vector<double> tv;
+                for (int64_t i = 0; i < g.n; ++i)
+                    if (has[(size_t)i]) ti.push_back(i), tv.push_back(got[(size_t)i]);
+                CHECK_MSG(ti == wi && tv == wv, "%s P=%d: %s differs from psv_mxv's result", name, P, what);
+            };
+            psv_status remote_first = PSV_SUCCESS;
+            try {
+                sp.run(ProductStage::Remote);
+            } catch (const psv::Error &e) {
+                remote_first = e.status();
+            }
+            CHECK_MSG(remote_first == (P == 1 ? PSV_SUCCESS : PSV_ERROR_INVALID_VALUE), "%s P=%d: Remote before an Exchange: %d",
+                      name, P, (int)remote_first);
+            sp.run(ProductStage::Exchange);
+            sp.run(ProductStage::Remote);
+            same_as_w("Local, Exchange, Remote");
+            sp.run(ProductStage::All);
+            same_as_w("All");
+            sp.run(ProductStage::Local);  // the last exchange serves Remote again
+            sp.run(ProductStage::Remote);
+            same_as_w("Local, Remote");
+            if (P == 1) {  // nothing to exchange, no remote block
+                sp.run(ProductStage::Exchange);
+                sp.run(ProductStage::Remote);
+                same_as_w("Local, Remote, Exchange, Remote on one part");
+            }
+        }
+        free_case(k);
+        psv_semiring_free(&s);
+        psv_matrix_free(&A);
+        psv_context_free(&c);
+    }
 }
 
 // w = A u with w aliasing u, and a u whose layout differs from the matrix's (a PageRank result).
@@ -564,6 +680,9 @@ int main() {
     products("rmat10 rectangular", g, 700);
     products("small", small, small.n);
     aliasing_and_layouts(g);
+    staged_product("rmat10", g);
+    staged_product("small", small);
+    staged_product("tiny", tiny);
     for (int32_t P : kParts) {
         vector_calls(P);
         matrix_calls(g, P);
