@@ -15,6 +15,8 @@
 //  - product.cpp: the product (local block, all-gather of x, remote block) and psv_mxv's
 //                 partitioned form.
 //  - algorithms.cpp: PageRank, HITS and random walk with restart over the parts.
+//  - build.cpp:   a matrix built from chunks delivered in each part's memory (chunks.hpp).
+//  - stages.hpp:  the product's stages run alone (the benchmark's time split).
 //  - comm.cpp, socket.cpp: the exchanges between parts and between ranks.
 #pragma once
 #include <cstdint>
