@@ -118,7 +118,8 @@ public:
     // Every row's count so far (nrows int64, host memory).
     virtual void counts(int64_t *counts_host) = 0;
     // Between the passes: each row's and column's position in its layout's gathered order (host
-    // arrays of nrows and ncols int32; nullptr: the identity) and the row layout's part offsets.
+    // arrays of nrows and ncols int32, valid until build returns; nullptr: the identity) and the
+    // row layout's part offsets.
     virtual void set_layout(const int32_t *row_position_host, const int32_t *col_position_host,
                             const std::vector<int64_t> &row_offset) = 0;
     // Pass 2: the n delivered tuples as records in send(), grouped by the part owning their row

@@ -214,6 +214,18 @@ void empty_and_bad() {
     CHECK(psv::dist::matrix_from_chunks(ctx, PSV_FP32, 3, 3, true, src, &A) == PSV_SUCCESS);
     psv_matrix_free(&A);
     psv_context_free(&ctx);
+    // 3 rows over 7 parts: parts without rows
+    ctx = multi(7);
+    src.assign(7, source(ctx, 0, none, PSV_FP32, true));
+    for (int32_t p = 0; p < 7; ++p) src[(size_t)p] = source(ctx, p, p == 4 ? some : none, PSV_FP32, true);
+    A = nullptr;
+    CHECK(psv::dist::matrix_from_chunks(ctx, PSV_FP32, 3, 3, true, src, &A) == PSV_SUCCESS);
+    n = -1;
+    if (A) psv_matrix_nvals(A, &n);
+    CHECK(n == 3);
+    if (A) CHECK(rel_l1(pagerank_of(A), std::vector<float>(3, 1.0f / 3)) <= kTol);  // a cycle: uniform
+    psv_matrix_free(&A);
+    psv_context_free(&ctx);
     // a one-part context: an ordinary matrix; two sources for its one part
     psv_context *plain = nullptr;
     REQUIRE(psv_context_create(test_backend(), 0, &plain) == PSV_SUCCESS);
