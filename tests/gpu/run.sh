@@ -93,17 +93,17 @@ if has sanitizer; then
     # test) is too slow under racecheck and runs under memcheck only. test_gpu_oom provokes
     # cudaMalloc failures, which memcheck reports as API errors: run it by hand with
     # --report-api-errors no. test_dist (several parts on one GPU) runs under memcheck only: under
-    # racecheck it did not finish in 400 s. test_ranks' NCCL rank (where NCCL is built) meets
-    # NCCL's own probes for kernel images (cudaFuncGetAttributes inside ncclCommInitRank), which
-    # memcheck reports as API errors: it runs with --report-api-errors no.
-    tests=${RACE_TESTS:-"tests/gpu/test_gpu_stream tests/gpu/test_gpu_algo tests/gpu/test_gpu_chunks tests/gpu/test_gpu_builder tests/gpu/test_gpu_assemble tests/gpu/test_gpu_semirings tests/gpu/test_gpu_rmat tests/gpu/test_gpu_policy tests/c/test_pagerank tests/dist/test_ranks"}
-    [ $tool = memcheck ] && tests=${MEM_TESTS:-"tests/gpu/test_gpu_stream tests/gpu/test_gpu_algo tests/gpu/test_gpu_chunks tests/gpu/test_gpu_builder tests/gpu/test_gpu_assemble tests/gpu/test_gpu_semirings tests/gpu/test_gpu_rmat tests/gpu/test_gpu_policy tests/c/test_pagerank tests/c/test_mxv tests/c/test_api tests/c/test_info tests/dist/test_dist tests/dist/test_ranks"}
+    # racecheck it did not finish in 400 s. test_ranks' and test_chunks' NCCL rank (where NCCL is
+    # built) meets NCCL's own probes for kernel images (cudaFuncGetAttributes inside ncclCommInitRank), which
+    # memcheck reports as API errors: they run with --report-api-errors no.
+    tests=${RACE_TESTS:-"tests/gpu/test_gpu_stream tests/gpu/test_gpu_algo tests/gpu/test_gpu_chunks tests/gpu/test_gpu_builder tests/gpu/test_gpu_assemble tests/gpu/test_gpu_semirings tests/gpu/test_gpu_rmat tests/gpu/test_gpu_policy tests/c/test_pagerank tests/dist/test_ranks tests/dist/test_chunks"}
+    [ $tool = memcheck ] && tests=${MEM_TESTS:-"tests/gpu/test_gpu_stream tests/gpu/test_gpu_algo tests/gpu/test_gpu_chunks tests/gpu/test_gpu_builder tests/gpu/test_gpu_assemble tests/gpu/test_gpu_semirings tests/gpu/test_gpu_rmat tests/gpu/test_gpu_policy tests/c/test_pagerank tests/c/test_mxv tests/c/test_api tests/c/test_info tests/dist/test_dist tests/dist/test_ranks tests/dist/test_chunks"}
     for t in $tests; do
       [ -x "$BUILD/$t" ] || continue
       if (( $(date +%s) - START > DEADLINE )); then add "$tool $(basename $t) | skipped (deadline)"; continue; fi
       t0=$(now)
       extra=""; [ $tool = memcheck ] && extra="--leak-check full"
-      [ $tool = memcheck ] && [ "$(basename $t)" = test_ranks ] && extra="$extra --report-api-errors no"
+      [ $tool = memcheck ] && case "$(basename $t)" in test_ranks|test_chunks) extra="$extra --report-api-errors no" ;; esac
       PSV_TEST_BACKEND=cuda timeout ${SAN_TIMEOUT:-300} compute-sanitizer --tool $tool $extra --error-exitcode 99 "$BUILD/$t" \
         >"$LOGS/san-$tool-$(basename $t).log" 2>&1
       rc=$?
