@@ -13,14 +13,51 @@
 #include <cstring>
 
 #include "dist/chunks.hpp"
+#include "core/ops.hpp"
 #include "dist/comm.hpp"
 
 namespace psv {
 namespace dist {
 
+DeliverTuples deliver_csr(Backend &be, const CsrHost &share) {
+    return [&be, &share](int64_t first, int64_t n, int32_t *rows, int32_t *cols, void *vals) {
+        std::vector<int32_t> r((size_t)n);
+        int64_t i = std::upper_bound(share.row_ptr.begin(), share.row_ptr.end(), first) - share.row_ptr.begin() - 1;
+        for (int64_t e = first; e < first + n; ++e) {
+            while (share.row_ptr[(size_t)i + 1] <= e) ++i;
+            r[(size_t)(e - first)] = (int32_t)i;
+        }
+        be.upload(rows, r.data(), (size_t)n * 4);
+        be.upload(cols, share.col.data() + first, (size_t)n * 4);
+        const size_t vs = share.pattern ? 0 : type_size(share.type);
+        if (vals && vs) be.upload(vals, share.values.data() + (size_t)first * vs, (size_t)n * vs);
+    };
+}
+
+DeliverTuples deliver_tuples(Backend &be, const std::vector<int64_t> &rows, const std::vector<int64_t> &cols,
+                            const std::vector<uint8_t> &values, size_t vs) {
+    return [&be, &rows, &cols, &values, vs](int64_t first, int64_t n, int32_t *r, int32_t *c, void *v) {
+        std::vector<int32_t> t((size_t)n);
+        for (int64_t e = 0; e < n; ++e) t[(size_t)e] = (int32_t)rows[(size_t)(first + e)];
+        be.upload(r, t.data(), (size_t)n * 4);
+        for (int64_t e = 0; e < n; ++e) t[(size_t)e] = (int32_t)cols[(size_t)(first + e)];
+        be.upload(c, t.data(), (size_t)n * 4);
+        if (v && vs) be.upload(v, values.data() + (size_t)first * vs, (size_t)n * vs);
+    };
+}
+
+bool routes_on_devices(const PartSet &parts, bool pattern, psv_op dup) {
+    std::vector<int64_t> cuda((size_t)parts.size(), 1);
+    for (int32_t p = 0; p < (int32_t)parts.size(); ++p)
+        if (parts.holds(p)) cuda[p] = parts[p].backend->kind() == PSV_BACKEND_CUDA;
+    int64_t all = 1;
+    for (int64_t c : parts.comm->each(parts, cuda)) all &= c;
+    return all && (pattern || dup == PSV_FIRST);
+}
+
 std::unique_ptr<PartitionedStore> build_from_chunks(const PartSet &parts, int64_t nrows, int64_t ncols, psv_type type,
                                                     bool pattern, const std::vector<ChunkSource> &sources,
-                                                    const FormatOptions &opt) {
+                                                    const FormatOptions &opt, LayoutPtr rows, LayoutPtr cols) {
     const int32_t P = (int32_t)parts.size();
     Comm &comm = *parts.comm;
     std::vector<std::unique_ptr<ShareBuilder>> b((size_t)P);
@@ -48,15 +85,14 @@ std::unique_ptr<PartitionedStore> build_from_chunks(const PartSet &parts, int64_
     const std::vector<int64_t> chunks = comm.each(parts, my_chunks);
     const int64_t rounds = *std::max_element(chunks.begin(), chunks.end());
     // 2. lay out
-    LayoutPtr rows, cols;
     std::vector<int64_t> total((size_t)P, 0);  // records each part receives
     {
         std::vector<int64_t> len = comm.sum_counts(parts, counts, (size_t)nrows);
         counts.clear();
-        rows = bitonic_layout(len, P);
+        if (!rows) rows = bitonic_layout(len, P);
         for (int64_t i = 0; i < nrows; ++i) total[rows->owner_of_position(rows->position_of(i))] += len[i];
     }
-    cols = nrows == ncols ? rows : block_layout(ncols, P);
+    if (!cols) cols = nrows == ncols ? rows : block_layout(ncols, P);
     std::vector<void *> base((size_t)P, nullptr);
     agree(parts, [&] {
         for (int32_t q = 0; q < P; ++q) {

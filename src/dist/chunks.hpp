@@ -24,11 +24,23 @@ struct ChunkSource {
 // The partitioned matrix of the shares sources[p] (held p): a negative row drops a tuple, any
 // other index outside the matrix is PSV_ERROR_INVALID_INDEX (on every rank); of tuples with one
 // (row, column) the one of the lowest part is kept, within a part the first delivered. Rows by
-// the bitonic layout of the shares' summed row lengths (dropped tuples not counted); columns by
-// the row layout (square) or equal blocks.
+// `rows`, or (nullptr) the bitonic layout of the shares' summed row lengths (dropped tuples not
+// counted); columns by `cols`, or (nullptr) the row layout (square) or equal blocks.
 std::unique_ptr<PartitionedStore> build_from_chunks(const PartSet &parts, int64_t nrows, int64_t ncols, psv_type type,
                                                     bool pattern, const std::vector<ChunkSource> &sources,
-                                                    const FormatOptions &opt);
+                                                    const FormatOptions &opt, LayoutPtr rows = nullptr,
+                                                    LayoutPtr cols = nullptr);
+
+// A host CSR share delivered in chunks into be's memory (valid while share lives).
+DeliverTuples deliver_csr(Backend &be, const CsrHost &share);
+// Tuples in host arrays (indices below 2^31, values of vs bytes each or none) delivered in chunks
+// into be's memory (valid while the arrays live).
+DeliverTuples deliver_tuples(Backend &be, const std::vector<int64_t> &rows, const std::vector<int64_t> &cols,
+                            const std::vector<uint8_t> &values, size_t vs);
+// Whether partition_shares builds on the devices (build_from_chunks) rather than on the host:
+// every part (of every rank) is a CUDA one and keeping the lowest part's tuple is what the build
+// asks for (a pattern, or dup PSV_FIRST). Collective.
+bool routes_on_devices(const PartSet &parts, bool pattern, psv_op dup);
 
 // The same on any context (sources[p] for each part p this process holds, sources sized to the
 // parts: one for a one-part context, whose matrix is then an ordinary one), wrapped in a handle

@@ -6,6 +6,7 @@
 
 #include "core/csr_build.hpp"
 #include "core/ops.hpp"
+#include "dist/chunks.hpp"
 #include "dist/comm.hpp"
 #include "dist/dist.hpp"
 
@@ -58,6 +59,15 @@ std::unique_ptr<PartitionedStore> partition_shares(const PartSet &parts, std::ve
     const int32_t P = (int32_t)parts.size();
     Comm &comm = *parts.comm;
     const size_t vs = pattern ? 0 : type_size(type);
+    if (routes_on_devices(parts, pattern, dup)) {  // CUDA parts: the shares uploaded in chunks, routed and built there
+        std::vector<ChunkSource> src((size_t)P);
+        for (int32_t p = 0; p < P; ++p)
+            if (parts.holds(p)) {
+                src[p].count = shares[p].nvals();
+                src[p].deliver = deliver_csr(*parts[p].backend, shares[p]);
+            }
+        return build_from_chunks(parts, nrows, ncols, type, pattern, src, opt, std::move(rows), std::move(cols));
+    }
     // 1. Unless given, the bitonic layout of the rows' lengths summed over the shares (an entry
     //    in two shares counted twice: a layout rule, the same on every rank).
     if (!rows) {
@@ -167,7 +177,8 @@ std::unique_ptr<PartitionedStore> partition(const PartSet &parts, CsrHost &&csr,
     const psv_type type = csr.type;
     const bool pattern = csr.pattern;
     csr = CsrHost();
-    return partition_shares(parts, std::move(shares), nrows, ncols, type, pattern, opt, std::move(cols), PSV_NOOP);
+    // runs of one CSR share no entry: PSV_FIRST keeps each as it is (and lets CUDA parts route on the devices)
+    return partition_shares(parts, std::move(shares), nrows, ncols, type, pattern, opt, std::move(cols), PSV_FIRST);
 }
 
 std::unique_ptr<PartitionedStore> partition_share(const PartSet &parts, CsrHost &&mine, const FormatOptions &opt,
@@ -424,26 +435,40 @@ std::unique_ptr<PartitionedStore> derive(const PartitionedStore &M, Derive how, 
     const int32_t P = (int32_t)M.blocks.size();
     const bool pattern = M.pattern || how == Derive::Symmetric;
     const int64_t nrows = how == Derive::Transpose ? M.ncols : M.nrows, ncols = how == Derive::Transpose ? M.nrows : M.ncols;
+    // the same rows keep their layout (a vector in it needs no redistribution); the parts' entries
+    // are disjoint, so PSV_FIRST keeps each as it is
+    LayoutPtr rows = how == Derive::Same ? M.rows : nullptr;
+    const bool on_devices = routes_on_devices(M.parts, pattern, PSV_FIRST);
+    std::vector<std::vector<int64_t>> r((size_t)P), c((size_t)P);
+    std::vector<std::vector<uint8_t>> v((size_t)P);
     std::vector<CsrHost> shares((size_t)P);
     agree(M.parts, [&] {
         for (int32_t p = 0; p < P; ++p) {
             if (!M.parts.holds(p)) continue;
-            std::vector<int64_t> r, c;
-            std::vector<uint8_t> v;
-            own_tuples(M, p, r, c, pattern ? nullptr : &v);
-            if (how == Derive::Transpose) std::swap(r, c);
+            own_tuples(M, p, r[p], c[p], pattern ? nullptr : &v[p]);
+            if (how == Derive::Transpose) std::swap(r[p], c[p]);
             if (how == Derive::Symmetric) {  // the A' half's rows are A's columns and its columns A's rows
-                const size_t n = r.size();
-                r.insert(r.end(), c.begin(), c.begin() + (ptrdiff_t)n);
-                c.insert(c.end(), r.begin(), r.begin() + (ptrdiff_t)n);
+                const size_t n = r[p].size();
+                r[p].insert(r[p].end(), c[p].begin(), c[p].begin() + (ptrdiff_t)n);
+                c[p].insert(c[p].end(), r[p].begin(), r[p].begin() + (ptrdiff_t)n);
             }
-            shares[p] = build_csr(nrows, ncols, (int64_t)r.size(), r.data(), c.data(), pattern ? nullptr : v.data(), M.type,
-                                  PSV_NOOP);
+            if (on_devices) continue;  // delivered from the tuples as they are
+            shares[p] = build_csr(nrows, ncols, (int64_t)r[p].size(), r[p].data(), c[p].data(),
+                                  pattern ? nullptr : v[p].data(), M.type, PSV_NOOP);
+            r[p] = {}, c[p] = {}, v[p] = {};
         }
     });
-    // the same rows keep their layout (a vector in it needs no redistribution)
-    return partition_shares(M.parts, std::move(shares), nrows, ncols, M.type, pattern, M.options, std::move(cols), PSV_NOOP,
-                            how == Derive::Same ? M.rows : nullptr);
+    if (on_devices) {
+        std::vector<ChunkSource> src((size_t)P);
+        for (int32_t p = 0; p < P; ++p)
+            if (M.parts.holds(p)) {
+                src[p].count = (int64_t)r[p].size();
+                src[p].deliver = deliver_tuples(*M.parts[p].backend, r[p], c[p], v[p], pattern ? 0 : type_size(M.type));
+            }
+        return build_from_chunks(M.parts, nrows, ncols, M.type, pattern, src, M.options, std::move(rows), std::move(cols));
+    }
+    return partition_shares(M.parts, std::move(shares), nrows, ncols, M.type, pattern, M.options, std::move(cols), PSV_FIRST,
+                            std::move(rows));
 }
 }  // namespace
 
