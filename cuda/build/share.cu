@@ -93,7 +93,8 @@ template <class F> void by_vs(size_t vs, F &&f) {
 
 class CudaShareBuilder final : public ShareBuilder {
 public:
-    CudaShareBuilder(CudaBackend &be, int64_t nrows, int64_t ncols, psv_type type, bool pattern, int32_t nparts)
+    CudaShareBuilder(CudaBackend &be, int64_t nrows, int64_t ncols, psv_type type, bool pattern, int32_t nparts,
+                     int64_t count)
         : be_(be), nrows_(nrows), ncols_(ncols), type_(type), pattern_(pattern), nparts_(nparts),
           vs_(pattern ? 0 : type_size(type)) {
         be_.activate();
@@ -103,12 +104,15 @@ public:
                                                  (long long)nrows, (long long)ncols));
         record_bytes = record_size(vs_);
         // A chunk costs its tuples, the sort's keys and places (twice, with CUB's scratch) and its
-        // records: at most the policy's chunk, and a sixteenth of free memory after the counts.
+        // records: at most the policy's chunk, a sixteenth of free memory after the counts, and a
+        // sixteenth of the share (at least 2^22 tuples, at most the share): its buffers stay a
+        // small part of what the part receives.
         const size_t per_tuple = 8 + vs_ + 24 + record_bytes;
         const size_t free_b = device_free_bytes(be_);
         const size_t counts_b = (size_t)(nrows + 1) * 8;
         const int64_t fit = free_b > counts_b ? (int64_t)((free_b - counts_b) / 16 / per_tuple) : 0;
-        chunk = std::max<int64_t>(1, std::min<int64_t>(be_.policy().assemble_chunk, fit));
+        const int64_t share = std::max<int64_t>((int64_t)1 << 22, (count + 15) / 16);
+        chunk = std::max<int64_t>(1, std::min<int64_t>({be_.policy().assemble_chunk, fit, share, std::max<int64_t>(count, 1)}));
         count_ = Buffer(&be_, counts_b);
         bad_ = Buffer(&be_, 8);
         be_.set_bytes(count_.get(), 0, counts_b);
@@ -278,8 +282,8 @@ private:
 }  // namespace
 
 std::unique_ptr<ShareBuilder> CudaBackend::share_builder(int64_t nrows, int64_t ncols, psv_type type, bool pattern,
-                                                         int32_t nparts) {
-    return std::make_unique<CudaShareBuilder>(*this, nrows, ncols, type, pattern, nparts);
+                                                         int32_t nparts, int64_t count) {
+    return std::make_unique<CudaShareBuilder>(*this, nrows, ncols, type, pattern, nparts, count);
 }
 
 }  // namespace cuda

@@ -59,7 +59,7 @@ public:
 
     std::unique_ptr<MatrixStore> build_matrix(CsrHost &&csr, const FormatOptions &opt) override;
     std::unique_ptr<ShareBuilder> share_builder(int64_t nrows, int64_t ncols, psv_type type, bool pattern,
-                                                int32_t nparts) override;  // build/share.cu
+                                                int32_t nparts, int64_t count) override;  // build/share.cu
 
     void fill(psv_type type, int64_t n, void *x, const void *value_host) override;
     void ewise(psv_op op, psv_type type, int64_t n, void *w, uint8_t *w_present, const void *u,

@@ -168,9 +168,10 @@ public:
     // ---- matrices ----
     virtual std::unique_ptr<MatrixStore> build_matrix(CsrHost &&csr, const FormatOptions &opt) = 0;
     // A part's builder of a partitioned matrix from delivered chunks (see ShareBuilder) of an
-    // nrows x ncols matrix of `type` (pattern: no values) over nparts parts.
+    // nrows x ncols matrix of `type` (pattern: no values) over nparts parts, for a share of
+    // `count` tuples (its chunks sized to it).
     virtual std::unique_ptr<ShareBuilder> share_builder(int64_t nrows, int64_t ncols, psv_type type, bool pattern,
-                                                        int32_t nparts) = 0;
+                                                        int32_t nparts, int64_t count) = 0;
 
     // ---- vectors ----
     virtual void fill(psv_type type, int64_t n, void *x, const void *value_host) = 0;

@@ -131,7 +131,7 @@ public:
     }
 
     std::unique_ptr<ShareBuilder> share_builder(int64_t nrows, int64_t ncols, psv_type type, bool pattern,
-                                                int32_t nparts) override;  // cpu_share.cpp
+                                                int32_t nparts, int64_t count) override;  // cpu_share.cpp
 
     void fill(psv_type type, int64_t n, void *x, const void *value) override;
     void ewise(psv_op op, psv_type type, int64_t n, void *w, uint8_t *wp, const void *u,

@@ -15,11 +15,12 @@ namespace {
 
 class CpuShareBuilder final : public ShareBuilder {
 public:
-    CpuShareBuilder(CpuBackend &be, int64_t nrows, int64_t ncols, psv_type type, bool pattern, int32_t nparts)
+    CpuShareBuilder(CpuBackend &be, int64_t nrows, int64_t ncols, psv_type type, bool pattern, int32_t nparts,
+                    int64_t count)
         : be_(be), nrows_(nrows), ncols_(ncols), type_(type), pattern_(pattern), nparts_(nparts),
           vs_(pattern ? 0 : type_size(type)) {
         record_bytes = 8 + (vs_ + 3) / 4 * 4;
-        chunk = (int64_t)1 << 16;
+        chunk = std::max<int64_t>(1, std::min<int64_t>((int64_t)1 << 16, count));
         rows_.resize((size_t)chunk);
         cols_.resize((size_t)chunk);
         vals_.resize((size_t)chunk * vs_);
@@ -140,8 +141,8 @@ private:
 }  // namespace
 
 std::unique_ptr<ShareBuilder> CpuBackend::share_builder(int64_t nrows, int64_t ncols, psv_type type, bool pattern,
-                                                        int32_t nparts) {
-    return std::make_unique<CpuShareBuilder>(*this, nrows, ncols, type, pattern, nparts);
+                                                        int32_t nparts, int64_t count) {
+    return std::make_unique<CpuShareBuilder>(*this, nrows, ncols, type, pattern, nparts, count);
 }
 
 }  // namespace cpu

@@ -70,7 +70,7 @@ std::unique_ptr<PartitionedStore> build_from_chunks(const PartSet &parts, int64_
             const ChunkSource &src = sources[p];
             if (src.count < 0) fail(PSV_ERROR_INVALID_VALUE, "a share's count is negative");
             if (src.count > 0 && !src.deliver) fail(PSV_ERROR_NULL_POINTER, "a share of tuples without a deliver");
-            b[p] = parts[p].backend->share_builder(nrows, ncols, type, pattern, P);
+            b[p] = parts[p].backend->share_builder(nrows, ncols, type, pattern, P, src.count);
             ShareBuilder &sb = *b[p];
             for (int64_t f = 0; f < src.count; f += sb.chunk) {
                 const int64_t n = std::min(sb.chunk, src.count - f);
