@@ -169,7 +169,6 @@ void rank_main(Run &run, int rank) {
         }
         psv::cuda::synchronize(be);
     });
-    psv::cuda::synchronize(be);
     run.peak_per_edge[(size_t)rank] = (double)(psv::cuda::pool_peak_bytes(be) - held0) / (double)std::max<int64_t>(share, 1);
     run.held_per_edge[(size_t)rank] = (double)(psv::cuda::pool_in_use_bytes(be) - held0) / (double)std::max<int64_t>(share, 1);
     int64_t nnz = 0;

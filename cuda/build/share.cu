@@ -205,7 +205,6 @@ public:
         be_.activate();
         // the route's buffers are done with (the driver receives after the last round)
         recv_ = Buffer(&be_, (size_t)std::max<int64_t>(total, 1) * record_bytes);
-        total_ = total;
         return recv_.get();
     }
 
@@ -275,7 +274,6 @@ private:
     int32_t nparts_;
     size_t vs_;
     bool same_positions_ = false;
-    int64_t total_ = 0;
     Buffer count_, bad_, rows_, cols_, vals_, row_pos_, col_pos_, offset_, key_, skey_, idx_, sidx_, send_, first_, recv_;
 };
 

@@ -16,6 +16,13 @@
 using namespace psv;
 using namespace psv::api;
 
+// A matrix's type and dimensions, as every build checks them.
+static void check_shape(psv_type type, int64_t nrows, int64_t ncols) {
+    check_type(type);
+    if (nrows < 0 || ncols < 0 || nrows > kMaxDimension || ncols > kMaxDimension)
+        fail(PSV_ERROR_INVALID_VALUE, format("dimensions %lld x %lld outside 0 .. 2^31-1", (long long)nrows, (long long)ncols));
+}
+
 extern "C" {
 
 psv_status psv_matrix_build(psv_context *c, psv_type type, int64_t nrows, int64_t ncols,
@@ -26,9 +33,7 @@ psv_status psv_matrix_build(psv_context *c, psv_type type, int64_t nrows, int64_
         ctx = check_context(c, "ctx");
         need(A, "A");
         std::lock_guard<std::recursive_mutex> g(ctx->mutex);
-        check_type(type);
-        if (nrows < 0 || ncols < 0 || nrows > kMaxDimension || ncols > kMaxDimension)
-            fail(PSV_ERROR_INVALID_VALUE, format("dimensions %lld x %lld outside 0 .. 2^31-1", (long long)nrows, (long long)ncols));
+        check_shape(type, nrows, ncols);
         if (nvals < 0) fail(PSV_ERROR_INVALID_VALUE, "nvals is negative");
         if (nvals > 0) {
             need(rows, "rows");
@@ -284,9 +289,7 @@ psv_status psv::dist::matrix_from_chunks(psv_context *c, psv_type type, int64_t 
         ctx = check_context(c, "ctx");
         need(A, "A");
         std::lock_guard<std::recursive_mutex> g(ctx->mutex);
-        check_type(type);
-        if (nrows < 0 || ncols < 0 || nrows > kMaxDimension || ncols > kMaxDimension)
-            fail(PSV_ERROR_INVALID_VALUE, format("dimensions %lld x %lld outside 0 .. 2^31-1", (long long)nrows, (long long)ncols));
+        check_shape(type, nrows, ncols);
         const size_t nparts = ctx->multi() ? ctx->parts.size() : 1;
         if (sources.size() != nparts) fail(PSV_ERROR_INVALID_VALUE, format("%zu sources for %zu parts", sources.size(), nparts));
         auto m = std::make_unique<psv_matrix_s>();

@@ -114,6 +114,10 @@ std::unique_ptr<PartitionedStore> build_from_chunks(const PartSet &parts, int64_
     };
     std::vector<std::vector<Piece>> pieces((size_t)P);
     std::vector<int64_t> filled((size_t)P, 0);
+    auto received_wrong = [&](int32_t q) {
+        fail(PSV_ERROR_PANIC, format("part %d received %lld records, %lld counted", (int)q, (long long)filled[q],
+                                     (long long)total[q]));
+    };
     for (int64_t round = 0; round < rounds; ++round) {
         std::vector<std::vector<int64_t>> per((size_t)P);
         agree(parts, [&] {
@@ -148,29 +152,16 @@ std::unique_ptr<PartitionedStore> build_from_chunks(const PartSet &parts, int64_
                 if (n[p][q]) pieces[q].push_back({p, filled[q], n[p][q]});
                 filled[q] += n[p][q];
             }
-            if (filled[q] > total[q])
-                fail(PSV_ERROR_PANIC, format("part %d received %lld records, %lld counted", (int)q, (long long)filled[q],
-                                             (long long)total[q]));
+            if (filled[q] > total[q]) received_wrong(q);  // before anything is written past the buffer
         }
         comm.exchange(parts, bytes, send, recv);
     }
     // 4. build, each part's records read part by part
-    auto S = std::make_unique<PartitionedStore>();
-    S->parts = parts;
-    S->rows = rows;
-    S->cols = cols;
-    S->nrows = nrows;
-    S->ncols = ncols;
-    S->type = type;
-    S->pattern = pattern;
-    S->options = opt;
-    S->blocks.resize((size_t)P);
+    auto S = empty_store(parts, rows, cols, nrows, ncols, type, pattern, opt);
     agree(parts, [&] {
         for (int32_t q = 0; q < P; ++q) {
             if (!parts.holds(q)) continue;
-            if (filled[q] != total[q])
-                fail(PSV_ERROR_PANIC, format("part %d received %lld records, %lld counted", (int)q, (long long)filled[q],
-                                             (long long)total[q]));
+            if (filled[q] != total[q]) received_wrong(q);
             std::stable_sort(pieces[q].begin(), pieces[q].end(), [](const Piece &x, const Piece &y) { return x.from < y.from; });
             std::vector<std::pair<int64_t, int64_t>> order;
             for (const Piece &pc : pieces[q]) order.emplace_back(pc.first, pc.count);

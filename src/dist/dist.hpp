@@ -138,6 +138,9 @@ std::unique_ptr<PartitionedStore> partition(const PartSet &parts, CsrHost &&csr,
 // This rank's share (a rank context's psv_matrix_build).
 std::unique_ptr<PartitionedStore> partition_share(const PartSet &parts, CsrHost &&mine, const FormatOptions &opt,
                                                   psv_op dup);
+// A store of these layouts and shape whose blocks (one per part) are still to be built.
+std::unique_ptr<PartitionedStore> empty_store(const PartSet &parts, LayoutPtr rows, LayoutPtr cols, int64_t nrows,
+                                              int64_t ncols, psv_type type, bool pattern, const FormatOptions &opt);
 // S's entries, empty rows and whether any part exchanges, summed over every rank's blocks.
 void sum_block_totals(PartitionedStore &S);
 // The same matrix with its columns laid out by `cols` (x in that layout needs no

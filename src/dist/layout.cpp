@@ -29,6 +29,7 @@ LayoutPtr block_layout(int64_t n, int32_t nparts) {
 
 LayoutPtr bitonic_layout(const std::vector<int64_t> &len, int32_t nparts) {
     const int64_t n = (int64_t)len.size();
+    if (nparts == 1) return block_layout(n, 1);  // one piece in index order: the identity
     // rows by length, longest first, ties by index: a stable LSD radix sort of (longest - length),
     // 16 bits a pass (R-MAT 27's 134 M rows take two passes)
     std::vector<int32_t> order((size_t)n), tmp((size_t)n);

@@ -53,21 +53,15 @@ CsrHost share_of(const CsrHost &csr, int64_t first, int64_t last) {
 
 }  // namespace
 
-std::unique_ptr<PartitionedStore> partition_shares(const PartSet &parts, std::vector<CsrHost> &&shares,
-                                                   int64_t nrows, int64_t ncols, psv_type type, bool pattern,
-                                                   const FormatOptions &opt, LayoutPtr cols, psv_op dup, LayoutPtr rows) {
+namespace {
+
+// partition_shares on the host: routed by Comm::all_to_all, each block built from a host CSR.
+std::unique_ptr<PartitionedStore> route_on_host(const PartSet &parts, std::vector<CsrHost> &&shares, int64_t nrows,
+                                                int64_t ncols, psv_type type, bool pattern, const FormatOptions &opt,
+                                                LayoutPtr cols, psv_op dup, LayoutPtr rows) {
     const int32_t P = (int32_t)parts.size();
     Comm &comm = *parts.comm;
     const size_t vs = pattern ? 0 : type_size(type);
-    if (routes_on_devices(parts, pattern, dup)) {  // CUDA parts: the shares uploaded in chunks, routed and built there
-        std::vector<ChunkSource> src((size_t)P);
-        for (int32_t p = 0; p < P; ++p)
-            if (parts.holds(p)) {
-                src[p].count = shares[p].nvals();
-                src[p].deliver = deliver_csr(*parts[p].backend, shares[p]);
-            }
-        return build_from_chunks(parts, nrows, ncols, type, pattern, src, opt, std::move(rows), std::move(cols));
-    }
     // 1. Unless given, the bitonic layout of the rows' lengths summed over the shares (an entry
     //    in two shares counted twice: a layout rule, the same on every rank).
     if (!rows) {
@@ -107,16 +101,7 @@ std::unique_ptr<PartitionedStore> partition_shares(const PartSet &parts, std::ve
     send.clear();
     // 3. Each held part builds its local and remote blocks from what it received, in part order
     //    (duplicates across shares combine by dup in that order). A failure on one rank fails all.
-    auto S = std::make_unique<PartitionedStore>();
-    S->parts = parts;
-    S->rows = rows;
-    S->cols = cols;
-    S->nrows = nrows;
-    S->ncols = ncols;
-    S->type = type;
-    S->pattern = pattern;
-    S->options = opt;
-    S->blocks.resize((size_t)P);
+    auto S = empty_store(parts, rows, cols, nrows, ncols, type, pattern, opt);
     agree(parts, [&] {
         for (int32_t q = 0; q < P; ++q) {
             if (!parts.holds(q)) continue;
@@ -146,6 +131,38 @@ std::unique_ptr<PartitionedStore> partition_shares(const PartSet &parts, std::ve
         }
     });
     sum_block_totals(*S);
+    return S;
+}
+
+}  // namespace
+
+std::unique_ptr<PartitionedStore> partition_shares(const PartSet &parts, std::vector<CsrHost> &&shares,
+                                                   int64_t nrows, int64_t ncols, psv_type type, bool pattern,
+                                                   const FormatOptions &opt, LayoutPtr cols, psv_op dup, LayoutPtr rows) {
+    if (!routes_on_devices(parts, pattern, dup))
+        return route_on_host(parts, std::move(shares), nrows, ncols, type, pattern, opt, std::move(cols), dup, std::move(rows));
+    // CUDA parts: the shares uploaded in chunks, routed and built there
+    std::vector<ChunkSource> src(parts.size());
+    for (int32_t p = 0; p < (int32_t)parts.size(); ++p)
+        if (parts.holds(p)) {
+            src[p].count = shares[p].nvals();
+            src[p].deliver = deliver_csr(*parts[p].backend, shares[p]);
+        }
+    return build_from_chunks(parts, nrows, ncols, type, pattern, src, opt, std::move(rows), std::move(cols));
+}
+
+std::unique_ptr<PartitionedStore> empty_store(const PartSet &parts, LayoutPtr rows, LayoutPtr cols, int64_t nrows,
+                                              int64_t ncols, psv_type type, bool pattern, const FormatOptions &opt) {
+    auto S = std::make_unique<PartitionedStore>();
+    S->parts = parts;
+    S->rows = std::move(rows);
+    S->cols = std::move(cols);
+    S->nrows = nrows;
+    S->ncols = ncols;
+    S->type = type;
+    S->pattern = pattern;
+    S->options = opt;
+    S->blocks.resize(parts.size());
     return S;
 }
 
@@ -467,8 +484,8 @@ std::unique_ptr<PartitionedStore> derive(const PartitionedStore &M, Derive how, 
             }
         return build_from_chunks(M.parts, nrows, ncols, M.type, pattern, src, M.options, std::move(rows), std::move(cols));
     }
-    return partition_shares(M.parts, std::move(shares), nrows, ncols, M.type, pattern, M.options, std::move(cols), PSV_FIRST,
-                            std::move(rows));
+    return route_on_host(M.parts, std::move(shares), nrows, ncols, M.type, pattern, M.options, std::move(cols), PSV_FIRST,
+                         std::move(rows));
 }
 }  // namespace
 
