@@ -105,6 +105,44 @@ void replan(psv_matrix *A) {
     A->transpose.reset();  // rebuilt with the new policy when next used
 }
 
+std::vector<Candidate> plan_candidates(const psv_matrix *A) {
+    ContextCore &c = core_of(A);
+    std::lock_guard<std::recursive_mutex> g(c.mutex);
+    std::vector<Candidate> r;
+    for (const tuning::Ranked &x : as_cuda(*A->store).ranking()) {
+        Candidate k;
+        k.plan = x.plan;
+        k.predicted_ms = x.ms;
+        k.options = options_for(x.plan);
+        r.push_back(k);
+    }
+    return r;
+}
+
+tuning::Plan built_plan(const psv_matrix *A, double *predicted_ms) {
+    ContextCore &c = core_of(A);
+    std::lock_guard<std::recursive_mutex> g(c.mutex);
+    const CudaMatrix &M = as_cuda(*A->store);
+    if (predicted_ms) *predicted_ms = M.predicted_ms;
+    return M.plan;
+}
+
+void rebuild_with(psv_matrix *A, const FormatOptions &o) {
+    ContextCore &c = core_of(A);
+    std::lock_guard<std::recursive_mutex> g(c.mutex);
+    A->store->rebuild(o);
+    A->transpose.reset();
+}
+
+void set_tuning_table(psv_context *ctx, const tuning::Table &t, tuning::Source source) {
+    std::lock_guard<std::recursive_mutex> g(ctx->core->mutex);
+    tuning::Loaded L;
+    L.table = t;
+    L.source = source;
+    L.path = "(set by a test)";
+    as_cuda(*ctx->core->backend).set_tuning(std::move(L));
+}
+
 std::string plan_description(const psv_matrix *A) {
     ContextCore &c = core_of(A);
     std::lock_guard<std::recursive_mutex> g(c.mutex);

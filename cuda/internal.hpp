@@ -11,6 +11,7 @@
 
 #include "core/backend.hpp"
 #include "cuda/tuning/policy.hpp"
+#include "tuning/model.hpp"
 #include "psv/psv.h"
 
 namespace psv {
@@ -85,6 +86,21 @@ struct StreamCounts {
     int64_t bytes_pattern = 0, bytes_weighted = 0;
 };
 StreamCounts stream_counts(const psv_matrix *A);
+// The performance model's candidates of A's last rebuild, best predicted first, each with the
+// format options that build exactly it (psv_bench --exhaustive times them all); empty where the
+// context has no table.
+struct Candidate {
+    tuning::Plan plan;
+    double predicted_ms = 0;
+    FormatOptions options;
+};
+std::vector<Candidate> plan_candidates(const psv_matrix *A);
+// The plan A's last rebuild built (tuning::Plan), and its predicted ms (0: no table).
+tuning::Plan built_plan(const psv_matrix *A, double *predicted_ms);
+// Rebuild A with options o (any FormatOptions; psv_matrix_set_option sets one at a time).
+void rebuild_with(psv_matrix *A, const FormatOptions &o);
+// Replace ctx's tuning table (tests): matrices built afterwards are planned with it.
+void set_tuning_table(psv_context *ctx, const tuning::Table &t, tuning::Source source);
 // A handle for a store built by build_from_device_* on ctx's backend (psv_matrix_free frees it).
 psv_matrix *wrap_matrix(psv_context *ctx, std::unique_ptr<MatrixStore> store);
 // The context's backend (for build_from_device_* and the algorithm layer), and its algorithm

@@ -15,6 +15,18 @@ namespace cuda {
 ColumnStats rank_columns(CudaBackend &be, const CudaMatrix &M, int64_t hot_min_length, Buffer &col_order,
                          Buffer &rank_of, Buffer *ranked_keys = nullptr);
 
+// The performance model's inputs (plan.cu): the device, the kernels' shapes under policy p, a
+// matrix's statistics (from its column ranking) for values of vb bytes, and the candidate plans
+// PSV_KERNEL_AUTO chooses among under options opt (PSV_OPT_HOT_COLUMNS and PSV_OPT_RANK_ORDER
+// narrow them).
+tuning::DeviceShape device_shape(const CudaBackend &be);
+tuning::KernelShape kernel_shape(const Policy &p);
+tuning::MatrixStats model_stats(const CudaMatrix &M, const ColumnStats &cs, size_t vb);
+std::vector<tuning::Plan> auto_candidates(const CudaMatrix &M, const Policy &p, size_t vb, const FormatOptions &opt);
+// The options that make a matrix build exactly `plan` (PSV_OPT_HOT_COLUMNS and PSV_OPT_RANK_ORDER
+// narrow AUTO's candidates to it, or the explicit kernel and its form's parameters).
+FormatOptions options_for(const tuning::Plan &plan);
+
 // The parameters of a tile-composite form (format.hpp describes the layout).
 struct FormParams {
     int64_t tile_width = 0;

@@ -229,12 +229,27 @@ void CudaMatrix::info(psv_matrix_info &o) const {
     o.build_seconds = build_seconds;
     o.device_bytes = device_bytes();
     o.peak_bytes = peak_bytes;
+    o.predicted_ms = predicted_ms;
+    o.plan_candidates = plan_candidates;
+    o.runner_up_ms = plan_candidates >= 2 ? runner_up_ms : 0.0;
+    o.runner_up_kernel = plan_candidates >= 2 ? tuning::family_kernel(runner_up.family) : -1;
+    o.hot_columns = kernel == PSV_KERNEL_CSR ? chunks.hot : 0;
+    o.ranked_columns = kernel == PSV_KERNEL_CSR && chunks.ranked ? chunks.ranked_prefix : 0;
 }
 
 void CudaMatrix::tile_info(int32_t tile, psv_tile_info &o) const {
     const FormSummary &s = summary();
     fill_tile_info(s.tiles[tile], o);
     o.row_major_workloads = s.row_major[tile];
+}
+
+std::string CudaMatrix::plan_text(int32_t which) const {
+    if (which == 0) {
+        std::string t = plan.describe();
+        if (kernel == PSV_KERNEL_STREAM && stream.parts > 0) t += " (" + stream.describe() + ")";
+        return t;
+    }
+    return plan_candidates >= 2 ? runner_up.describe() : std::string();
 }
 
 std::string CudaMatrix::plan_description() const {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cuda/runtime/backend.cuh"
+#include "tuning/model.hpp"
 
 namespace psv {
 namespace cuda {
@@ -40,6 +41,11 @@ struct ColumnStats {
     int64_t max_col_length = 0;
     int64_t hot_columns = 0;  // columns of length >= hot_min_length (ranks 0 .. hot_columns - 1)
     int64_t long2 = 0;        // columns of length >= 2 (Algorithm 1's dense tiles)
+    // what the performance model reads (rank_columns): the column-length profile, (length,
+    // columns) by descending length, and the entries near their row's diagonal position
+    // (tuning::MatrixStats)
+    std::vector<std::pair<int64_t, int64_t>> profile;
+    int64_t near_entries = 0;
 };
 
 // What psv_matrix_info and psv_tile_info report of a tile-composite form, on the host.
@@ -174,8 +180,18 @@ public:
     int64_t n_long_rows = 0;
     ChunkPlan chunks;
     StreamPlan stream;
+    // the performance model's view of the last rebuild (plan.cu): the plan built, its predicted
+    // ms (0: no table), the best other candidate, how many candidates, all of them ranked
+    tuning::Plan plan;
+    double predicted_ms = 0;
+    tuning::Plan runner_up;
+    double runner_up_ms = 0;
+    int32_t plan_candidates = 0;
+    const std::vector<tuning::Ranked> &ranking() const { return ranking_; }
+    std::string plan_text(int32_t which) const override;
 
 private:
+    std::vector<tuning::Ranked> ranking_;
     std::unique_ptr<TcForm> build_padded_form(ColumnStats &cs) const;
     const TcForm &kept_or_transient_form(std::unique_ptr<TcForm> &transient, ColumnStats &cs) const;
     const FormSummary &summary() const;

@@ -100,7 +100,143 @@ int32_t csr_lanes_for(const Policy &p, int64_t nvals, int64_t nrows) {
     return g;
 }
 
+// The tile-composite form fits beside the matrix (as summary() asks of a described form).
+bool form_fits(const CudaMatrix &M, const Policy &p, size_t vb) {
+    const double form_bytes = (32.0 + 2.0 * (M.pattern ? 0.0 : (double)vb)) * (double)M.nvals + 24.0 * (double)M.ncols;
+    const double csr = 8.0 * (double)(M.nrows + 1) + (4.0 + (M.pattern ? 0.0 : (double)vb)) * (double)M.nvals;
+    return M.nvals <= (int64_t)UINT32_MAX && csr + form_bytes <= p.plan_memory_share * (double)p.global_bytes;
+}
+
+// The hot count a plan holds: at most what shared memory holds and the matrix's columns.
+int64_t hot_cap(const CudaMatrix &M, const Policy &p, size_t vb) {
+    return std::min<int64_t>(M.ncols, p.hot_capacity(vb)) / 32 * 32;
+}
+
+// The chunk-plan candidate of `hot` hot columns, ranked or not (the ranked prefix as AUTO's rule
+// keeps it).
+tuning::Plan chunk_candidate(const CudaMatrix &M, const Policy &p, size_t vb, int64_t hot, bool ranked) {
+    tuning::Plan c;
+    c.family = hot > 0 ? tuning::Family::Hot : tuning::Family::Chunk;
+    c.hot = hot;
+    c.ranked = ranked;
+    if (ranked) {
+        Policy q = p;
+        q.ranked_prefix = -1;
+        c.prefix = std::min<int64_t>(M.ncols, auto_ranked_prefix(M, q, hot, vb));
+    }
+    return c;
+}
+
 }  // namespace
+
+tuning::DeviceShape device_shape(const CudaBackend &be) {
+    const DeviceTraits &t = be.traits();
+    tuning::DeviceShape d;
+    d.name = t.name;
+    d.cc_major = t.cc_major;
+    d.cc_minor = t.cc_minor;
+    d.sms = t.sms;
+    d.l2_bytes = (int64_t)t.l2_bytes;
+    d.smem_per_sm = (int64_t)t.smem_per_sm;
+    return d;
+}
+
+tuning::KernelShape kernel_shape(const Policy &p) {
+    tuning::KernelShape k;
+    k.chunk_entries = kChunkEntries;
+    k.hot_blocks = kHotBlocksPerSm * p.sms;
+    k.stream_slots = p.stream_slots(4);
+    k.stream_hot_share = p.stream_hot_share;
+    k.stream_hot_parts = p.stream_hot_parts;
+    return k;
+}
+
+tuning::MatrixStats model_stats(const CudaMatrix &M, const ColumnStats &cs, size_t vb) {
+    tuning::MatrixStats s;
+    s.nrows = M.nrows;
+    s.ncols = M.ncols;
+    s.nnz = M.nvals;
+    s.value_bytes = (int32_t)vb;
+    s.weighted = !M.pattern;
+    s.max_row_length = M.max_row_length;
+    s.near_entries = cs.near_entries;
+    s.col_lengths = cs.profile;
+    return s;
+}
+
+std::vector<tuning::Plan> auto_candidates(const CudaMatrix &M, const Policy &p, size_t vb, const FormatOptions &opt) {
+    std::vector<tuning::Plan> c;
+    auto add = [&](const tuning::Plan &x) {
+        if (opt.hot_columns >= 0 && x.hot != std::min(opt.hot_columns, hot_cap(M, p, vb))) return;
+        if (opt.rank_order >= 0 && (x.family != tuning::Family::Chunk && x.family != tuning::Family::Hot)) return;
+        if (opt.hot_columns >= 0 && (x.family != tuning::Family::Chunk && x.family != tuning::Family::Hot)) return;
+        if (opt.rank_order >= 0 && x.ranked != (opt.rank_order == 1)) return;
+        for (const tuning::Plan &y : c)
+            if (y == x) return;
+        c.push_back(x);
+    };
+    if (M.nvals == 0) return c;
+    const bool enc = encoded_columns_fit(M, p, vb);
+    add(chunk_candidate(M, p, vb, 0, false));
+    if (enc || opt.rank_order == 1) add(chunk_candidate(M, p, vb, 0, true));
+    const int64_t cap = hot_cap(M, p, vb);
+    if ((enc && (int64_t)vb <= p.hot_max_value_bytes && cap >= 32) || opt.hot_columns > 0) {
+        std::vector<int64_t> hs;
+        for (int i = 0; i < p.hot_candidate_steps; ++i) hs.push_back(std::min(cap, p.hot_candidate_min << i));
+        hs.push_back(cap);
+        if (opt.hot_columns > 0) hs.push_back(std::min(cap, opt.hot_columns));
+        for (int64_t h : hs) {
+            if (h < 32) continue;
+            add(chunk_candidate(M, p, vb, h, false));
+            add(chunk_candidate(M, p, vb, h, true));
+        }
+    }
+    if (M.nvals <= (int64_t)UINT32_MAX && (int64_t)vb <= p.stream_max_value_bytes && p.stream_slots(vb) >= 1024) {
+        tuning::Plan x;
+        x.family = tuning::Family::Stream;
+        add(x);
+    }
+    if (form_fits(M, p, vb)) {
+        const FormParams fp = form_params(opt, p, vb, false);
+        for (int64_t mt : {(int64_t)0, (int64_t)-1}) {
+            tuning::Plan x;
+            x.family = tuning::Family::Tile;
+            x.tile_width = fp.tile_width;
+            x.max_tiles = mt;
+            x.workload_size = opt.workload_size;
+            add(x);
+        }
+        tuning::Plan x;
+        x.family = tuning::Family::TileCoo;
+        x.tile_width = fp.tile_width;
+        add(x);
+    }
+    return c;
+}
+
+FormatOptions options_for(const tuning::Plan &plan) {
+    FormatOptions o;
+    switch (plan.family) {
+    case tuning::Family::Chunk:
+    case tuning::Family::Hot:
+        o.kernel = PSV_KERNEL_AUTO;
+        o.hot_columns = plan.hot;
+        o.rank_order = plan.ranked ? 1 : 0;
+        break;
+    case tuning::Family::Stream: o.kernel = PSV_KERNEL_STREAM; break;
+    case tuning::Family::Tile:
+        o.kernel = PSV_KERNEL_TILE_COMPOSITE;
+        o.max_tiles = plan.max_tiles;
+        o.tile_width = plan.tile_width;
+        o.workload_size = plan.workload_size;
+        break;
+    case tuning::Family::TileCoo:
+        o.kernel = PSV_KERNEL_TILE_COO;
+        o.tile_width = plan.tile_width;
+        break;
+    }
+    return o;
+}
 
 FormParams form_params(const FormatOptions &opt, const Policy &p, size_t vb, bool want_coo) {
     FormParams f;
@@ -121,34 +257,116 @@ void CudaMatrix::rebuild(const FormatOptions &opt) {
     const FormParams fp = form_params(opt, p, vb, opt.kernel == PSV_KERNEL_TILE_COO);
     if (fp.tile_width <= 0) fail(PSV_ERROR_INVALID_VALUE, "tile width must be positive");
     psv_kernel k = opt.kernel;
-    const bool tiles = k == PSV_KERNEL_TILE_COMPOSITE || k == PSV_KERNEL_TILE_COO;
-    if ((tiles || k == PSV_KERNEL_STREAM) && nvals > (int64_t)UINT32_MAX)
-        fail(PSV_ERROR_NOT_IMPLEMENTED, format("the %s holds at most 2^32 - 1 entries (32-bit entry indices); this "
-                                               "matrix has %lld: PSV_KERNEL_AUTO or PSV_KERNEL_CSR serve it",
-                                               tiles ? "tile-composite form" : "streamed plan", (long long)nvals));
-    if (opt.progress && nvals > p.progress_min_entries)
-        std::fprintf(stderr, "psv: building the %s of %lld entries on the GPU...\n",
-                     tiles ? "tile-composite form" : "SpMV plan", (long long)nvals);
-    std::unique_ptr<TcForm> form;
-    ColumnStats cs;
-    Buffer order, rank_of, ranked_keys;  // the column ranking (AUTO: its chunk plan or stream plan may read it)
-    if (tiles) {
-        form = std::make_unique<TcForm>();
-        build_form(*be_, *this, fp, p.hot_min_length, *form, cs);
-        be_->sync();
-    } else if (k == PSV_KERNEL_AUTO || k == PSV_KERNEL_STREAM) {
-        cs = rank_columns(*be_, *this, p.hot_min_length, order, rank_of, &ranked_keys);
+    {
+        const bool tiles = k == PSV_KERNEL_TILE_COMPOSITE || k == PSV_KERNEL_TILE_COO;
+        if ((tiles || k == PSV_KERNEL_STREAM) && nvals > (int64_t)UINT32_MAX)
+            fail(PSV_ERROR_NOT_IMPLEMENTED, format("the %s holds at most 2^32 - 1 entries (32-bit entry indices); this "
+                                                   "matrix has %lld: PSV_KERNEL_AUTO or PSV_KERNEL_CSR serve it",
+                                                   tiles ? "tile-composite form" : "streamed plan", (long long)nvals));
+        if (opt.progress && nvals > p.progress_min_entries)
+            std::fprintf(stderr, "psv: building the %s of %lld entries on the GPU...\n",
+                         tiles ? "tile-composite form" : "SpMV plan", (long long)nvals);
     }
+    const tuning::Table *table = be_->tuning_table();
+    const tuning::KernelShape kshape = kernel_shape(p);
+    const tuning::DeviceShape dshape = device_shape(*be_);
+    // the column ranking: its statistics are the model's input (every kernel), and AUTO's and
+    // STREAM's plans read it
+    ColumnStats cs;
+    Buffer order, rank_of, ranked_keys;
+    if (nvals > 0 && (k == PSV_KERNEL_AUTO || k == PSV_KERNEL_STREAM || table))
+        cs = rank_columns(*be_, *this, p.hot_min_length, order, rank_of, &ranked_keys);
+    const tuning::MatrixStats ms = model_stats(*this, cs, vb);
+    // the candidates AUTO may choose among, ranked by the model's time where there is a table
+    const std::vector<tuning::Plan> cands = auto_candidates(*this, p, vb, opt);
+    std::vector<tuning::Ranked> ranking;
+    if (table) ranking = tuning::rank_plans(*table, ms, cands, kshape, dshape);
+    const bool forced = p.hot_columns >= 0 || p.rank_order_always || p.ranked_prefix >= 0;  // tests' and bench's
+    tuning::Plan chosen;
+    if (k == PSV_KERNEL_AUTO && nvals > 0 && opt.plan_choice == PSV_CHOICE_MODEL && !ranking.empty() && !forced) {
+        chosen = ranking.front().plan;
+    } else if (k == PSV_KERNEL_AUTO) {
+        // the rules (PSV_CHOICE_RULES, no table, or a policy's forced plan); options override them
+        if (auto_stream(*this, cs, p, vb) && opt.hot_columns < 0 && opt.rank_order < 0) {
+            chosen.family = tuning::Family::Stream;
+        } else {
+            int64_t hot = 0;
+            bool ranked = false;
+            if (encoded_columns_fit(*this, p, vb) || opt.hot_columns > 0 || opt.rank_order == 1) {
+                hot = opt.hot_columns >= 0 ? std::min(opt.hot_columns, hot_cap(*this, p, vb)) : auto_hot(*this, cs, p, vb);
+                ranked = opt.rank_order >= 0 ? opt.rank_order == 1 : auto_ranked(*this, cs, p, hot);
+            }
+            chosen.family = hot > 0 ? tuning::Family::Hot : tuning::Family::Chunk;
+            chosen.hot = hot;
+            chosen.ranked = ranked;
+            chosen.prefix = ranked ? auto_ranked_prefix(*this, p, hot, vb) : 0;
+        }
+    } else {
+        // an explicit kernel: the plan it builds, priced
+        const FormParams fq = form_params(opt, p, vb, k == PSV_KERNEL_TILE_COO);
+        chosen.family = k == PSV_KERNEL_STREAM         ? tuning::Family::Stream
+                        : k == PSV_KERNEL_TILE_COMPOSITE ? tuning::Family::Tile
+                        : k == PSV_KERNEL_TILE_COO       ? tuning::Family::TileCoo
+                                                         : tuning::Family::Chunk;
+        chosen.tile_width = chosen.family == tuning::Family::Tile || chosen.family == tuning::Family::TileCoo ? fq.tile_width : 0;
+        chosen.max_tiles = chosen.family == tuning::Family::Tile ? fq.max_tiles : 0;
+        chosen.workload_size = chosen.family == tuning::Family::Tile ? fq.workload_size : 0;
+    }
+    // the prediction of the chosen plan, and the runner-up: the best other candidate
+    double predicted = 0, runner_ms = 0;
+    tuning::Plan runner;
+    int32_t ncand = 0;
+    if (table && nvals > 0) {
+        predicted = std::max(0.0, tuning::predict(*table, ms, chosen, kshape, dshape));
+        bool in = false, have_runner = false;
+        for (const tuning::Ranked &r : ranking) {
+            if (r.plan == chosen) {
+                in = true;
+            } else if (!have_runner) {
+                runner = r.plan;
+                runner_ms = r.ms;
+                have_runner = true;
+            }
+        }
+        ncand = (int32_t)ranking.size() + (in ? 0 : 1);
+        if (!have_runner) ncand = std::min<int32_t>(ncand, 1);
+    }
+    // the kernel and plan parameters of the chosen plan
     bool ranked = false;
     int64_t hot = 0, prefix = ncols;
-    if (k == PSV_KERNEL_AUTO && auto_stream(*this, cs, p, vb)) k = PSV_KERNEL_STREAM;
-    if (k == PSV_KERNEL_AUTO) {
-        if (encoded_columns_fit(*this, p, vb)) {
-            hot = auto_hot(*this, cs, p, vb);
-            ranked = auto_ranked(*this, cs, p, hot);
-            prefix = auto_ranked_prefix(*this, p, hot, vb);
+    FormatOptions fopt = opt;
+    switch (chosen.family) {
+    case tuning::Family::Chunk:
+    case tuning::Family::Hot:
+        if (k == PSV_KERNEL_AUTO) {
+            hot = chosen.hot;
+            ranked = chosen.ranked;
+            prefix = ranked ? chosen.prefix : ncols;
         }
         k = PSV_KERNEL_CSR;
+        break;
+    case tuning::Family::Stream: k = PSV_KERNEL_STREAM; break;
+    case tuning::Family::Tile:
+        k = PSV_KERNEL_TILE_COMPOSITE;
+        fopt.max_tiles = chosen.max_tiles;
+        if (fopt.tile_width <= 0) fopt.tile_width = chosen.tile_width;
+        break;
+    case tuning::Family::TileCoo: k = PSV_KERNEL_TILE_COO; break;
+    }
+    const bool tiles = k == PSV_KERNEL_TILE_COMPOSITE || k == PSV_KERNEL_TILE_COO;
+    if (tiles && nvals > (int64_t)UINT32_MAX)
+        fail(PSV_ERROR_NOT_IMPLEMENTED, format("the tile-composite form holds at most 2^32 - 1 entries (32-bit entry "
+                                               "indices); this matrix has %lld: PSV_KERNEL_AUTO or PSV_KERNEL_CSR serve it",
+                                               (long long)nvals));
+    std::unique_ptr<TcForm> form;
+    if (tiles) {
+        ColumnStats fs;
+        form = std::make_unique<TcForm>();
+        build_form(*be_, *this, form_params(fopt, p, vb, k == PSV_KERNEL_TILE_COO), p.hot_min_length, *form, fs);
+        be_->sync();
+        fs.profile = std::move(cs.profile);
+        fs.near_entries = cs.near_entries;
+        cs = std::move(fs);
     }
     StreamPlan sp;  // an empty matrix's STREAM runs the CSR kernel (no plan)
     if (k == PSV_KERNEL_STREAM && nvals > 0) sp = build_stream_plan(*be_, *this, p, vb, order, rank_of, ranked_keys);
@@ -159,14 +377,20 @@ void CudaMatrix::rebuild(const FormatOptions &opt) {
     const int64_t long_min = p.csr_long_per_lane * (int64_t)lanes;
     Buffer list;
     const int64_t nlong = list_long_rows(*be_, *this, long_min, list);
-    ChunkPlan plan;  // only the CSR kernel runs chunks (run_spmv)
-    if (k == PSV_KERNEL_CSR) plan = build_chunk_plan(*be_, *this, p, std::move(order), ranked, prefix, hot, vb);
+    ChunkPlan cplan;  // only the CSR kernel runs chunks (run_spmv)
+    if (k == PSV_KERNEL_CSR) cplan = build_chunk_plan(*be_, *this, p, std::move(order), ranked, prefix, hot, vb);
     kernel = k;
     policy = p;
     columns = cs;
+    plan = chosen;
+    predicted_ms = predicted;
+    runner_up = runner;
+    runner_up_ms = runner_ms;
+    plan_candidates = ncand;
+    ranking_ = std::move(ranking);
     form_ = std::move(form);
     summary_.reset();
-    chunks = std::move(plan);
+    chunks = std::move(cplan);
     stream = std::move(sp);
     csr_lanes = lanes;
     csr_long_min = long_min;

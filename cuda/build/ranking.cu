@@ -34,6 +34,38 @@ __global__ void rank_kernel(int64_t n, const uint32_t *skey, const int32_t *orde
     }
 }
 
+// Column lengths (len, zeroed) and the entries whose column lies within kNearBand columns of
+// their row's position scaled to the columns, in one pass over the entries: a block per
+// kNearTile entries, whose rows are taken to be the row of its first entry (a tile spans few rows
+// of a banded matrix; elsewhere the test is a statistic, not a bound). Integer atomics only.
+constexpr int kNearThreads = 256;
+constexpr int64_t kNearTile = 2048;
+__global__ void __launch_bounds__(kNearThreads) count_near_kernel(int64_t nnz, const int32_t *col, const int64_t *rp,
+                                                                  int64_t nrows, double scale, int32_t *len,
+                                                                  unsigned long long *near) {
+    __shared__ double pos;
+    __shared__ unsigned long long count;
+    for (int64_t base = (int64_t)blockIdx.x * kNearTile; base < nnz; base += (int64_t)gridDim.x * kNearTile) {
+        if (threadIdx.x == 0) {
+            pos = (double)(upper_bound_d<int64_t>(rp, nrows + 1, base) - 1) * scale;
+            count = 0;
+        }
+        __syncthreads();
+        const int64_t end = base + kNearTile < nnz ? base + kNearTile : nnz;
+        unsigned c = 0;
+        for (int64_t e = base + threadIdx.x; e < end; e += kNearThreads) {
+            const int32_t j = col[e];
+            atomicAdd(&len[j], 1);
+            c += fabs((double)j - pos) <= (double)tuning::kNearBand ? 1u : 0u;
+        }
+        for (int o = 16; o > 0; o >>= 1) c += __shfl_down_sync(0xffffffffu, c, o);
+        if ((threadIdx.x & 31) == 0 && c) atomicAdd(&count, (unsigned long long)c);
+        __syncthreads();
+        if (threadIdx.x == 0 && count) atomicAdd(near, count);
+        __syncthreads();
+    }
+}
+
 }  // namespace
 
 ColumnStats rank_columns(CudaBackend &be, const CudaMatrix &M, int64_t hot_min_length, Buffer &col_order,
@@ -43,13 +75,21 @@ ColumnStats rank_columns(CudaBackend &be, const CudaMatrix &M, int64_t hot_min_l
     const int32_t *col = M.col.as<int32_t>();
     col_order = Buffer(&be, (size_t)ncols * 4);
     rank_of = Buffer(&be, (size_t)ncols * 4);
-    int64_t stats[3] = {0, 0, 0};
+    int64_t stats[4] = {0, 0, 0, 0};
+    ColumnStats s;
     if (ncols > 0) {
         Buffer len(&be, (size_t)ncols * 4), key(&be, (size_t)ncols * 4), skey(&be, (size_t)ncols * 4),
-            id(&be, (size_t)ncols * 4), st_d(&be, 24);
+            id(&be, (size_t)ncols * 4), st_d(&be, 32);
         be.set_bytes(len.get(), 0, (size_t)ncols * 4);
-        be.set_bytes(st_d.get(), 0, 24);
-        count_indices(be, nnz, col, len.as<int32_t>());
+        be.set_bytes(st_d.get(), 0, 32);
+        if (nnz > 0 && nrows > 0) {
+            const int64_t tiles = (nnz + kNearTile - 1) / kNearTile;
+            const unsigned g = (unsigned)std::min<int64_t>(tiles, (int64_t)be.policy().sms * 8);
+            count_near_kernel<<<g, kNearThreads, 0, st>>>(nnz, col, M.row_ptr.as<int64_t>(), nrows,
+                                                           (double)ncols / (double)nrows, len.as<int32_t>(),
+                                                           (unsigned long long *)(st_d.as<int64_t>() + 3));
+            PSV_CUDA_LAUNCH_CHECK();
+        }
         launch(be, ncols, [&](unsigned g, int b) {
             col_keys_kernel<<<g, b, 0, st>>>(ncols, len.as<int32_t>(), key.as<uint32_t>(), id.as<int32_t>());
         });
@@ -64,10 +104,28 @@ ColumnStats rank_columns(CudaBackend &be, const CudaMatrix &M, int64_t hot_min_l
             rank_kernel<<<g, b, 0, st>>>(ncols, skey.as<uint32_t>(), col_order.as<int32_t>(), rank_of.as<int32_t>(),
                                          (uint32_t)hot_min_length, st_d.as<int64_t>());
         });
-        be.download(stats, st_d.get(), 24);
+        be.download(stats, st_d.get(), 32);
+        // the length profile: runs of equal lengths in the ranked keys
+        {
+            Buffer uk(&be, (size_t)ncols * 4), cnt(&be, (size_t)ncols * 4), nruns(&be, 8);
+            be.cub_call([&](void *tmp, size_t &bytes) {
+                return cubns::DeviceRunLengthEncode::Encode(tmp, bytes, skey.as<uint32_t>(), uk.as<uint32_t>(),
+                                                            cnt.as<int32_t>(), nruns.as<int64_t>(), ncols, st);
+            });
+            int64_t runs = 0;
+            be.download(&runs, nruns.get(), 8);
+            std::vector<uint32_t> keys((size_t)runs);
+            std::vector<int32_t> counts((size_t)runs);
+            if (runs > 0) {
+                be.download(keys.data(), uk.get(), (size_t)runs * 4);
+                be.download(counts.data(), cnt.get(), (size_t)runs * 4);
+            }
+            s.profile.resize((size_t)runs);
+            for (int64_t r = 0; r < runs; ++r) s.profile[(size_t)r] = {(int64_t)~keys[(size_t)r], (int64_t)counts[(size_t)r]};
+        }
         if (ranked_keys) *ranked_keys = std::move(skey);
     }
-    ColumnStats s;
+    s.near_entries = stats[3];
     s.long2 = stats[0];
     s.max_col_length = stats[1];
     s.hot_columns = stats[2];

@@ -31,6 +31,7 @@
 #include "cuda/runtime/check.cuh"
 #include "cuda/runtime/pool.hpp"
 #include "cuda/tuning/policy.hpp"
+#include "tuning/model.hpp"
 
 namespace psv {
 namespace cuda {
@@ -56,6 +57,12 @@ public:
     int64_t default_tile_width(size_t value_bytes) const override;
     int64_t default_max_tiles() const override { return policy_.default_max_tiles; }
     PerfModel perf_model() const override;
+    TuningState tuning() const override;                                             // tuning/tune.cu
+    void tune(const std::string &path, int32_t effort, bool progress) override;      // tuning/tune.cu
+    // The performance model's table (nullptr: none; AUTO follows the rules), and its
+    // replacement (tests inject tables).
+    const tuning::Table *tuning_table() const { return tuning_.source == tuning::Source::None ? nullptr : &tuning_.table; }
+    void set_tuning(tuning::Loaded t) { tuning_ = std::move(t); }
 
     std::unique_ptr<MatrixStore> build_matrix(CsrHost &&csr, const FormatOptions &opt) override;
     std::unique_ptr<ShareBuilder> share_builder(int64_t nrows, int64_t ncols, psv_type type, bool pattern,
@@ -112,6 +119,7 @@ private:
     std::string name_;
     DeviceTraits traits_;
     Policy policy_;
+    tuning::Loaded tuning_;  // the table found for this device at creation, or made by tune()
     Buffer red_partials_, red_counter_;  // after pool_: released before it
 };
 

@@ -31,6 +31,9 @@ Policy select_policy(const DeviceTraits &d) {
     p.hot_smem_reserve = 1024;
     // wider values (fp64, int64) keep the plain chunk kernel
     p.hot_max_value_bytes = 4;
+    // the model prices hot sets from a quarter of the rules' 8192 up to what shared memory holds
+    p.hot_candidate_min = 2048;
+    p.hot_candidate_steps = 3;
     // a few columns carry most entries
     p.power_law_ratio = 16.0;
     // rank order pays once x no longer stays in L2 while the entries stream past; under the hot

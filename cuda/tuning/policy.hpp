@@ -48,6 +48,11 @@ struct Policy {
     int64_t hot_chunks_per_block = 16; // AUTO's hot kernel needs this many chunks per block
     size_t hot_smem_reserve = 1024;    // shared memory per block kept free of hot values
     int64_t hot_max_value_bytes = 4;   // AUTO's hot kernel serves values of at most this size
+    // ---- the performance model's candidates (plan.cu) ----
+    // hot-column plans of hot_candidate_min x 2^i columns (i < hot_candidate_steps) and of all
+    // that shared memory holds, each with x in plain and in rank order
+    int64_t hot_candidate_min = 2048;
+    int hot_candidate_steps = 3;
     // ---- AUTO's rules ----
     double power_law_ratio = 16.0;     // power law: the longest column at least this x the mean
     double rank_order_l2_share = 1.0;  // rank order pays where x exceeds this share of L2 ...

@@ -145,6 +145,21 @@ typedef int32_t psv_option;
 #define PSV_OPT_PROGRESS       5  /* 1: report progress of long loads and builds on stderr    */
 #define PSV_OPT_TRANSPOSE      6  /* how PageRank and HITS compute A'x: a PSV_TRANSPOSE_* value
                                      (setting it rebuilds nothing; one-part contexts)         */
+#define PSV_OPT_HOT_COLUMNS    7  /* CUDA, PSV_KERNEL_AUTO: columns of x held in shared memory
+                                     (the hot-column chunk kernel); -1 = chosen (default),
+                                     0 = none, n > 0 = the n longest (at most what shared
+                                     memory holds). The CPU backend ignores it              */
+#define PSV_OPT_RANK_ORDER     8  /* CUDA, PSV_KERNEL_AUTO: x read in column rank order: -1 =
+                                     chosen (default), 0 = plain order, 1 = rank order      */
+#define PSV_OPT_PLAN_CHOICE    9  /* how PSV_KERNEL_AUTO chooses its plan on CUDA: a
+                                     PSV_CHOICE_* value                                      */
+
+/* PSV_OPT_PLAN_CHOICE values. */
+#define PSV_CHOICE_MODEL  0  /* the performance model (default): every candidate plan's time is
+                                predicted from the matrix's statistics and the device's tuning
+                                table (psv_context_tune), the fastest is built; falls back to
+                                the rules where the context has no table                       */
+#define PSV_CHOICE_RULES  1  /* psv's hand-written rules (docs/design.md, section 3)            */
 
 /* PSV_OPT_TRANSPOSE values. The transpose, once built, is cached with the matrix (its
    device_bytes count it) until the matrix's options change or it is freed. The push product
@@ -229,6 +244,57 @@ PSV_API psv_status psv_context_set_option(psv_context *ctx, psv_option option, i
 
 /** Whether a backend can be used on this machine: 1 if a context of it can be created, else 0. */
 PSV_API int32_t psv_backend_available(psv_backend backend);
+
+/* ---------------------------------------------------------------------------------------------
+ * Tuning: the performance model's per-device table (docs/design.md, section 6)
+ * ------------------------------------------------------------------------------------------- */
+
+/* Where a context's tuning table came from (psv_tuning_info.source). */
+#define PSV_TUNING_NONE     0  /* no table: the CPU backend, or a CUDA device of an architecture
+                                  no table is shipped for; AUTO follows the rules              */
+#define PSV_TUNING_USER     1  /* the user's table for this device, written by psv_context_tune
+                                  ($XDG_CACHE_HOME/psv/tuning, else ~/.cache/psv/tuning)       */
+#define PSV_TUNING_SHIPPED  2  /* the table shipped with psv for this device                   */
+#define PSV_TUNING_NEAREST  3  /* no table for this device: the shipped table of the nearest
+                                  architecture (run psv_context_tune, `psv tune-device`, once) */
+
+typedef struct psv_tuning_info {
+    int32_t source;          /* PSV_TUNING_*                                                    */
+    int32_t cc_major, cc_minor;  /* compute capability the table was measured on (0: none)    */
+    int32_t families;        /* kernel families the table prices                               */
+    int64_t samples;         /* microbenchmarks it was fitted to                               */
+    int64_t reserved[4];
+} psv_tuning_info;
+
+/**
+ * Where ctx's tuning table came from and what it holds.
+ * @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT.
+ */
+PSV_API psv_status psv_context_tuning(const psv_context *ctx, psv_tuning_info *info);
+
+/** ctx's tuning table in words: the device it was measured on and where it came from (a file's
+ *  path, or "shipped"), or why there is none. Valid until the next psv_context_tune on ctx or
+ *  its free; a static text if ctx is NULL or invalid. */
+PSV_API const char *psv_context_tuning_text(const psv_context *ctx);
+
+/**
+ * Measure ctx's device and make its tuning table: microbenchmarks of every kernel family on
+ * synthetic matrices generated on the device (R-MAT of several skews, scales and edge factors,
+ * uniform random, 3-D stencils), the model fitted to them, the table written to `path` and used
+ * by ctx for the matrices built afterwards. Progress goes to stderr where `progress` is 1.
+ * effort 0 is a quick pass on small matrices (a minute or less; tests), 1 the full set (a few
+ * minutes on an H200), whose device memory stays below a quarter of the device's.
+ * @param[in] path  the file to write (its folders are made), atomically; NULL: the user's cache,
+ *                  $XDG_CACHE_HOME/psv/tuning/NAME.tbl, else $HOME/.cache/psv/tuning/NAME.tbl
+ *                  (NAME: the device's name and compute capability), where later contexts on
+ *                  this device find it
+ * @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT;
+ *         PSV_ERROR_INVALID_VALUE (effort or progress not 0 or 1; a multi-part context);
+ *         PSV_ERROR_NOT_IMPLEMENTED (the CPU backend: it has no model);
+ *         PSV_ERROR_IO (the table cannot be written: nothing is left half-written and the
+ *         context keeps its table); PSV_ERROR_OUT_OF_MEMORY; PSV_ERROR_DEVICE.
+ */
+PSV_API psv_status psv_context_tune(psv_context *ctx, const char *path, int32_t effort, int32_t progress);
 
 /* ---------------------------------------------------------------------------------------------
  * Multi-part contexts: one process, its matrices and vectors partitioned over several parts
@@ -535,12 +601,34 @@ typedef struct psv_matrix_info {
                                     tuples on, counted as allocated; on CUDA the high-water mark of the device pool's
                                     live allocations above those live when the build began.
                                     Not the caller's tuples, nor a transpose built later     */
-    int64_t reserved[6];
+    double  predicted_ms;        /* the performance model's time for one psv_mxv with the
+                                    matrix's kernel and plan (plus-times of the matrix's type;
+                                    plus-second for a pattern); 0 where there is no model (the
+                                    CPU backend, a CUDA context without a table, an empty or
+                                    multi-part matrix)                                        */
+    double  runner_up_ms;        /* the predicted time of the best other candidate plan; 0:
+                                    none                                                       */
+    int32_t runner_up_kernel;    /* its PSV_KERNEL_* value; -1: none. psv_matrix_plan describes
+                                    both plans                                                 */
+    int32_t plan_candidates;     /* candidate plans the model compared (0: no model)          */
+    int64_t hot_columns;         /* CUDA chunk plans: columns of x read from shared memory    */
+    int64_t ranked_columns;      /* CUDA chunk plans: columns whose x is read in column rank
+                                    order (0: plain order)                                     */
+    int64_t reserved[1];
 } psv_matrix_info;
 
 /** @return PSV_SUCCESS; PSV_ERROR_NULL_POINTER; PSV_ERROR_UNINITIALIZED_OBJECT;
  *          PSV_ERROR_OUT_OF_MEMORY, PSV_ERROR_DEVICE (where the form is built to describe it). */
 PSV_API psv_status psv_matrix_info_get(const psv_matrix *A, psv_matrix_info *info);
+
+/**
+ * The plan psv_mxv runs for A (which = 0), or the runner-up the performance model ranked second
+ * (which = 1), in words: kernel family and parameters, e.g. "hot-column chunk kernel, 8192 hot,
+ * ranked columns (first 7864320)". Valid until A's next rebuild (psv_matrix_set_option) or free.
+ * @return the text; "" where there is no such plan (no runner-up, no model), A is NULL or
+ *         invalid, or which is neither 0 nor 1.
+ */
+PSV_API const char *psv_matrix_plan(const psv_matrix *A, int32_t which);
 
 /** One tile of the form (tile 0 .. dense_tiles-1 dense, dense_tiles the sparse one). */
 typedef struct psv_tile_info {

@@ -187,4 +187,41 @@ psv_status psv_context_set_option(psv_context *c, psv_option option, int64_t val
     });
 }
 
+psv_status psv_context_tuning(const psv_context *c, psv_tuning_info *info) {
+    ContextCore *ctx = nullptr;
+    return guard("psv_context_tuning", ctx, [&] {
+        ctx = check_context(c, "ctx");
+        need(info, "info");
+        std::lock_guard<std::recursive_mutex> g(ctx->mutex);
+        *info = ctx->backend->tuning().info;
+        return PSV_SUCCESS;
+    });
+}
+
+const char *psv_context_tuning_text(const psv_context *c) {
+    if (!c) return "(NULL context)";
+    if (!registry_has(c, Kind::Context) || c->magic != kMagicContext) return "(not a live psv_context)";
+    ContextCore *ctx = c->core.get();
+    std::lock_guard<std::recursive_mutex> g(ctx->mutex);
+    try {
+        ctx->tuning_text = ctx->backend->tuning().text;
+    } catch (...) {
+        ctx->tuning_text = "(out of memory)";
+    }
+    return ctx->tuning_text.c_str();
+}
+
+psv_status psv_context_tune(psv_context *c, const char *path, int32_t effort, int32_t progress) {
+    ContextCore *ctx = nullptr;
+    return guard("psv_context_tune", ctx, [&] {
+        ctx = check_context(c, "ctx");
+        std::lock_guard<std::recursive_mutex> g(ctx->mutex);
+        if (effort != 0 && effort != 1) fail(PSV_ERROR_INVALID_VALUE, "effort is 0 (quick) or 1 (full)");
+        if (progress != 0 && progress != 1) fail(PSV_ERROR_INVALID_VALUE, "progress is 0 or 1");
+        if (ctx->multi()) fail(PSV_ERROR_INVALID_VALUE, "a multi-part context cannot be tuned: tune a one-part context on each device");
+        ctx->backend->tune(path ? std::string(path) : std::string(), effort, progress != 0);
+        return PSV_SUCCESS;
+    });
+}
+
 }  // extern "C"

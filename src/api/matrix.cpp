@@ -259,9 +259,23 @@ psv_status psv_matrix_info_get(const psv_matrix *A, psv_matrix_info *info) {
         psv_matrix_info tmp;
         A->store->info(tmp);
         if (A->transpose) tmp.device_bytes += A->transpose->device_bytes();  // cached by A' products
+        if (tmp.plan_candidates < 2) tmp.runner_up_kernel = -1, tmp.runner_up_ms = 0;
         *info = tmp;
         return PSV_SUCCESS;
     });
+}
+
+const char *psv_matrix_plan(const psv_matrix *A, int32_t which) {
+    if (!A || !registry_has(A, Kind::Matrix) || A->magic != kMagicMatrix || (which != 0 && which != 1)) return "";
+    ContextCore *ctx = A->ctx.get();
+    std::lock_guard<std::recursive_mutex> g(ctx->mutex);
+    try {
+        auto *m = const_cast<psv_matrix *>(A);
+        m->plan_text[which] = A->store->plan_text(which);
+        return m->plan_text[which].c_str();
+    } catch (...) {
+        return "";
+    }
 }
 
 psv_status psv_matrix_tile_info(const psv_matrix *A, int32_t tile, psv_tile_info *info) {

@@ -33,6 +33,16 @@ void check_option(psv_option option, int64_t value) {
         if (value < PSV_TRANSPOSE_AUTO || value > PSV_TRANSPOSE_PUSH)
             fail(PSV_ERROR_INVALID_VALUE, "transpose is PSV_TRANSPOSE_AUTO, PSV_TRANSPOSE_CACHE or PSV_TRANSPOSE_PUSH");
         return;
+    case PSV_OPT_HOT_COLUMNS:
+        if (value < -1 || value > kMaxDimension) fail(PSV_ERROR_INVALID_VALUE, "hot columns must be -1 (chosen), 0 or positive");
+        return;
+    case PSV_OPT_RANK_ORDER:
+        if (value < -1 || value > 1) fail(PSV_ERROR_INVALID_VALUE, "rank order is -1 (chosen), 0 (plain) or 1 (ranked)");
+        return;
+    case PSV_OPT_PLAN_CHOICE:
+        if (value != PSV_CHOICE_MODEL && value != PSV_CHOICE_RULES)
+            fail(PSV_ERROR_INVALID_VALUE, "plan choice is PSV_CHOICE_MODEL or PSV_CHOICE_RULES");
+        return;
     default:
         fail(PSV_ERROR_INVALID_VALUE, format("%d is not a psv_option", (int)option));
     }
@@ -45,6 +55,9 @@ void set_option(FormatOptions &o, psv_option option, int64_t value) {
     case PSV_OPT_WORKLOAD_SIZE: o.workload_size = value; break;
     case PSV_OPT_KERNEL: o.kernel = (psv_kernel)value; break;
     case PSV_OPT_TRANSPOSE: o.transpose = (int32_t)value; break;
+    case PSV_OPT_HOT_COLUMNS: o.hot_columns = value; break;
+    case PSV_OPT_RANK_ORDER: o.rank_order = (int32_t)value; break;
+    case PSV_OPT_PLAN_CHOICE: o.plan_choice = (int32_t)value; break;
     default: o.progress = value != 0; break;
     }
 }

@@ -58,6 +58,12 @@ public:
     // The pattern of A + A' (a square A; an entry present both ways, or a self-loop, once) as a new
     // store of the same backend, built with the same options, where the matrix is.
     virtual std::unique_ptr<MatrixStore> symmetric_pattern() const = 0;
+    // The plan psv_mxv runs (which 0) or the model's runner-up (which 1), in words; "" where
+    // none (psv_matrix_plan).
+    virtual std::string plan_text(int32_t which) const {
+        (void)which;
+        return "";
+    }
 };
 
 // t = A (+).(x) u: t(i) is present iff a term exists (u_present == nullptr: iff row i of A is
@@ -164,6 +170,21 @@ public:
     // Algorithm 1 alone decide.
     virtual int64_t default_max_tiles() const { return -1; }
     virtual PerfModel perf_model() const = 0;
+    // The performance model's table (psv_context_tuning, psv_context_tuning_text) and its
+    // making (psv_context_tune): a backend without a model has none and cannot tune.
+    struct TuningState {
+        psv_tuning_info info{};
+        std::string text;
+    };
+    virtual TuningState tuning() const {
+        TuningState t;
+        t.text = "the " + device_name() + " backend has no performance model: PSV_KERNEL_AUTO follows its rules";
+        return t;
+    }
+    virtual void tune(const std::string &path, int32_t effort, bool progress) {
+        (void)path, (void)effort, (void)progress;
+        fail(PSV_ERROR_NOT_IMPLEMENTED, "this backend has no performance model to tune (CUDA contexts have one)");
+    }
 
     // ---- matrices ----
     virtual std::unique_ptr<MatrixStore> build_matrix(CsrHost &&csr, const FormatOptions &opt) = 0;

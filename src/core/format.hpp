@@ -39,6 +39,9 @@ struct FormatOptions {
     psv_kernel kernel = PSV_KERNEL_AUTO;
     bool progress = false;
     int32_t transpose = PSV_TRANSPOSE_AUTO;  // PSV_OPT_TRANSPOSE: how A' products run
+    int64_t hot_columns = -1;   // PSV_OPT_HOT_COLUMNS (CUDA AUTO): -1 chosen, 0 none, n at most n
+    int32_t rank_order = -1;    // PSV_OPT_RANK_ORDER (CUDA AUTO): -1 chosen, 0 plain, 1 ranked
+    int32_t plan_choice = PSV_CHOICE_MODEL;  // PSV_OPT_PLAN_CHOICE
     // Bytes the CPU backend may add to a matrix's CSR for forms it may skip (AUTO's padded form,
     // a transient one that describes it); 0: the host memory available (host_memory_left).
     // Internal: tests set it to take the memory-budget path on a small machine-independent scale.

@@ -65,6 +65,7 @@ struct ContextCore {
     HitsForm hits_form = HitsForm::Auto;  // psv_hits's form (set_hits_form: tests, measurements)
     std::recursive_mutex mutex;  // serializes calls on this context
     std::atomic<bool> alive{true};
+    std::string tuning_text;  // psv_context_tuning_text's last answer
     std::mutex error_mutex;
     std::unordered_map<std::thread::id, std::string> errors;
 
@@ -99,6 +100,7 @@ struct psv_matrix_s {
     std::unique_ptr<psv::MatrixStore> transpose;  // built on first use, then cached
     int32_t index_base = 0;  // psv_matrix_read: 1 for Matrix Market or METIS files (1-based ids)
     std::vector<int64_t> labels;  // PSV_READ_RELABEL: the file's id of each row/column, else empty
+    std::string plan_text[2];     // psv_matrix_plan's last answers (valid until the next call)
 };
 
 struct psv_vector_s {

@@ -1,0 +1,596 @@
+// The performance model: features, the fit, the text form of a table, the choice, and where
+// tables are found. See model.hpp; the features' physics is in docs/design.md section 6.
+#include "tuning/model.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace psv {
+namespace tuning {
+
+// ---- the families table ----------------------------------------------------------------------------
+
+namespace {
+struct FamilyRow {
+    const char *name;
+    int32_t kernel;
+    int nfeat;
+    const char *text;
+};
+const FamilyRow kFamilyRows[] = {
+#define PSV_FAMILY(id, name, kernel, nfeat, text) {name, kernel, nfeat, text},
+#include "tuning/families.def"
+#undef PSV_FAMILY
+};
+static_assert(sizeof kFamilyRows / sizeof kFamilyRows[0] == (size_t)kFamilies, "one row per family");
+}  // namespace
+
+const char *family_name(Family f) { return kFamilyRows[(int)f].name; }
+const char *family_text(Family f) { return kFamilyRows[(int)f].text; }
+int32_t family_kernel(Family f) { return kFamilyRows[(int)f].kernel; }
+int family_features(Family f) { return kFamilyRows[(int)f].nfeat; }
+bool family_from_name(const std::string &s, Family &f) {
+    for (int i = 0; i < kFamilies; ++i)
+        if (s == kFamilyRows[i].name) {
+            f = (Family)i;
+            return true;
+        }
+    return false;
+}
+
+// ---- matrix statistics -------------------------------------------------------------------------------
+
+double MatrixStats::top_entries(double k) const {
+    if (k <= 0) return 0;
+    double cols = 0, entries = 0;
+    for (const auto &r : col_lengths) {
+        const double c = (double)r.second, len = (double)r.first;
+        if (cols + c >= k) return entries + (k - cols) * len;
+        cols += c;
+        entries += c * len;
+    }
+    return entries;
+}
+
+int64_t MatrixStats::columns_at_least(int64_t len) const {
+    int64_t c = 0;
+    for (const auto &r : col_lengths) {
+        if (r.first < len) break;
+        c += r.second;
+    }
+    return c;
+}
+
+double MatrixStats::expected_pairs(int64_t parts, int64_t hot) const {
+    if (parts <= 0) return 0;
+    const double P = (double)parts;
+    const double lq = std::log1p(-1.0 / P);  // log(1 - 1/P); -inf for one partition
+    double skip = (double)hot, pairs = 0;
+    for (const auto &r : col_lengths) {
+        double c = (double)r.second;
+        if (skip >= c) {
+            skip -= c;
+            continue;
+        }
+        c -= skip;
+        skip = 0;
+        if (r.first == 0) break;
+        const double per = parts == 1 ? 1.0 : P * -std::expm1((double)r.first * lq);
+        pairs += c * std::min(per, (double)r.first);
+    }
+    return pairs;
+}
+
+// ---- plans ----------------------------------------------------------------------------------------------
+
+std::string Plan::describe() const {
+    char b[160];
+    switch (family) {
+    case Family::Chunk:
+    case Family::Hot:
+        if (ranked)
+            std::snprintf(b, sizeof b, "%s, %lld hot, ranked columns (first %lld)", family_text(family), (long long)hot,
+                          (long long)prefix);
+        else
+            std::snprintf(b, sizeof b, "%s, %lld hot, plain columns", family_text(family), (long long)hot);
+        break;
+    case Family::Tile:
+        std::snprintf(b, sizeof b, "%s, tile width %lld, %s dense tiles, workload size %s", family_text(family),
+                      (long long)tile_width,
+                      max_tiles < 0 ? "Algorithm 1's" : std::to_string((long long)max_tiles).c_str(),
+                      workload_size > 0 ? std::to_string((long long)workload_size).c_str() : "autotuned");
+        break;
+    default: std::snprintf(b, sizeof b, "%s", family_text(family)); break;
+    }
+    return b;
+}
+
+bool Plan::operator==(const Plan &o) const {
+    return family == o.family && hot == o.hot && ranked == o.ranked && prefix == o.prefix && max_tiles == o.max_tiles &&
+           tile_width == o.tile_width && workload_size == o.workload_size;
+}
+
+// ---- features -------------------------------------------------------------------------------------------
+
+namespace {
+const char *const kChunkNames[] = {"launch", "stream_mb", "gather_m", "miss_l2q_m", "miss_l2h_m", "miss_l2_m",
+                                   "permute_m", "chunks_m", "rows_m", "hot_copy_mb", "hot_entries_m"};
+const char *const kStreamNames[] = {"launch", "bytes_mb", "pairs_m", "entries_m", "rows_m", "waves"};
+const char *const kTileNames[] = {"launch", "stream_mb", "gather_m", "miss_l2q_m", "miss_l2h_m", "miss_l2_m",
+                                  "permute_m", "tile_rows_mb", "tiles", "max_row_m"};
+
+// The streamed plan's shape as stream_plan.cu will cut it (hot columns, partitions, pairs).
+struct StreamShape {
+    double hot = 0, hot_entries = 0, parts = 1, pairs = 0;
+};
+StreamShape stream_shape(const MatrixStats &s, const KernelShape &k) {
+    StreamShape z;
+    const double slots = (double)k.stream_slots * 4.0 / (double)std::max(1, s.value_bytes);
+    const double parts_est = std::ceil((double)s.nnz / slots);
+    const int64_t thr = (int64_t)std::max(2.0, std::ceil(k.stream_hot_parts * parts_est));
+    z.hot = std::min({(double)s.columns_at_least(thr), std::floor(k.stream_hot_share * slots), (double)s.ncols});
+    z.hot_entries = s.top_entries(z.hot);
+    const double w = slots - z.hot;
+    z.parts = std::max(1.0, std::ceil(((double)s.nnz - z.hot_entries) / w));
+    z.pairs = s.expected_pairs((int64_t)z.parts, (int64_t)z.hot);
+    return z;
+}
+}  // namespace
+
+const char *feature_name(Family f, int i) {
+    if (i < 0 || i >= family_features(f)) return "";
+    switch (f) {
+    case Family::Chunk:
+    case Family::Hot: return kChunkNames[i];
+    case Family::Stream: return kStreamNames[i];
+    default: return kTileNames[i];
+    }
+}
+
+Features features(const MatrixStats &s, const Plan &p, const DeviceShape &d, const KernelShape &k) {
+    Features f{};
+    constexpr double M = 1e6;
+    const double E = (double)s.nnz, R = (double)s.nrows, N = (double)s.ncols, vb = (double)s.value_bytes;
+    const double near = E > 0 ? std::min(1.0, (double)s.near_entries / E) : 0.0;
+    const double l2 = (double)d.l2_bytes;
+    // Gathered entries whose x sector the L2 does not hold, for caches of a quarter, half and all
+    // of L2: the columns it holds are the longest ones (bpc bytes each: the value itself in rank
+    // order, a whole 32-byte sector in plain order), at most `prefix` of them where only the
+    // ranks below prefix are in rank order; entries of a banded matrix's window hit anyway.
+    auto misses = [&](double served, double bpc, double prefix, int at) {
+        const double q[3] = {0.25, 0.5, 1.0};
+        for (int i = 0; i < 3; ++i) {
+            double cap = q[i] * l2 / bpc;
+            if (prefix > 0) cap = std::min(cap, prefix);
+            f[at + i] = std::max(0.0, E - std::max(s.top_entries(cap), served)) * (1.0 - near) / M;
+        }
+    };
+    const double csr_mb = (8.0 * (R + 1) + 4.0 * E + (s.weighted ? vb * E : 0.0) + vb * R) / M;
+    f[0] = 1.0;
+    switch (p.family) {
+    case Family::Chunk:
+    case Family::Hot: {
+        const double hot = p.family == Family::Hot ? (double)p.hot : 0.0;
+        const double eh = s.top_entries(hot);
+        f[1] = csr_mb;
+        f[2] = (E - eh) / M;
+        misses(eh, p.ranked ? vb : 32.0, p.ranked ? (double)p.prefix : 0.0, 3);
+        f[6] = (p.ranked ? (double)p.prefix : hot) / M;
+        f[7] = E / (double)k.chunk_entries / M;
+        f[8] = R / M;
+        if (p.family == Family::Hot) {
+            f[9] = hot * vb * (double)k.hot_blocks / M;
+            f[10] = eh / M;
+        }
+        break;
+    }
+    case Family::Stream: {
+        const StreamShape z = stream_shape(s, k);
+        const double bytes = N * vb + 6.0 * z.pairs + 2.0 * z.pairs * vb + 2.0 * z.hot * vb + 2.0 * E +
+                             (s.weighted ? E * vb : 0.0) + 8.0 * (R + 1) + R * vb;
+        f[1] = bytes / M;
+        f[2] = z.pairs / M;
+        f[3] = E / M;
+        f[4] = R / M;
+        f[5] = std::ceil(z.parts / (double)std::max(1, d.sms));
+        break;
+    }
+    case Family::Tile:
+    case Family::TileCoo: {
+        const double tw = (double)std::max<int64_t>(1, p.tile_width);
+        double dense = 0;
+        if (p.family == Family::Tile && p.max_tiles != 0) {
+            dense = std::min(std::floor(N / tw), std::ceil((double)s.columns_at_least(2) / tw));
+            if (p.max_tiles > 0) dense = std::min(dense, (double)p.max_tiles);
+        }
+        const double es = s.top_entries(dense * tw);
+        const double tiles = dense + (E > es ? 1.0 : 0.0);
+        f[1] = (E * (4.0 + (s.weighted ? vb : 0.0)) + 8.0 * R) / M;
+        f[2] = (E - es) / M;
+        misses(es, vb, 0.0, 3);
+        f[6] = N / M;
+        f[7] = tiles * R * vb / M;
+        f[8] = tiles;
+        f[9] = (double)s.max_row_length / M;
+        break;
+    }
+    }
+    return f;
+}
+
+// ---- the fit ---------------------------------------------------------------------------------------------
+
+namespace {
+// Solve the n x n system G x = h (symmetric positive semi-definite) by Gaussian elimination with
+// partial pivoting; a vanishing pivot leaves that unknown 0.
+std::vector<double> solve(std::vector<double> G, std::vector<double> h, int n) {
+    for (int c = 0; c < n; ++c) {
+        int piv = c;
+        for (int r = c + 1; r < n; ++r)
+            if (std::fabs(G[(size_t)r * n + c]) > std::fabs(G[(size_t)piv * n + c])) piv = r;
+        if (std::fabs(G[(size_t)piv * n + c]) < 1e-300) continue;
+        if (piv != c) {
+            for (int j = 0; j < n; ++j) std::swap(G[(size_t)c * n + j], G[(size_t)piv * n + j]);
+            std::swap(h[c], h[piv]);
+        }
+        for (int r = c + 1; r < n; ++r) {
+            const double m = G[(size_t)r * n + c] / G[(size_t)c * n + c];
+            if (m == 0) continue;
+            for (int j = c; j < n; ++j) G[(size_t)r * n + j] -= m * G[(size_t)c * n + j];
+            h[r] -= m * h[c];
+        }
+    }
+    std::vector<double> x(n, 0.0);
+    for (int c = n - 1; c >= 0; --c) {
+        const double piv = G[(size_t)c * n + c];
+        if (std::fabs(piv) < 1e-300) continue;
+        double v = h[c];
+        for (int j = c + 1; j < n; ++j) v -= G[(size_t)c * n + j] * x[j];
+        x[c] = v / piv;
+    }
+    return x;
+}
+// Least squares restricted to the columns in `set` (others 0).
+std::vector<double> ls_on(const std::vector<double> &A, const std::vector<double> &b, int rows, int cols,
+                          const std::vector<int> &set) {
+    const int n = (int)set.size();
+    std::vector<double> G((size_t)n * n, 0.0), h(n, 0.0);
+    for (int r = 0; r < rows; ++r) {
+        const double *a = &A[(size_t)r * cols];
+        for (int i = 0; i < n; ++i) {
+            h[i] += a[set[i]] * b[r];
+            for (int j = 0; j < n; ++j) G[(size_t)i * n + j] += a[set[i]] * a[set[j]];
+        }
+    }
+    for (int i = 0; i < n; ++i) G[(size_t)i * n + i] *= 1.0 + 1e-12;
+    const std::vector<double> z = solve(G, h, n);
+    std::vector<double> x(cols, 0.0);
+    for (int i = 0; i < n; ++i) x[set[i]] = z[i];
+    return x;
+}
+}  // namespace
+
+std::vector<double> nnls(const std::vector<double> &A, const std::vector<double> &b, int rows, int cols) {
+    std::vector<double> x(cols, 0.0);
+    std::vector<char> passive(cols, 0);
+    for (int outer = 0; outer < 3 * cols + 10; ++outer) {
+        // gradient w = A' (b - A x)
+        std::vector<double> w(cols, 0.0);
+        for (int r = 0; r < rows; ++r) {
+            double res = b[r];
+            for (int j = 0; j < cols; ++j) res -= A[(size_t)r * cols + j] * x[j];
+            for (int j = 0; j < cols; ++j) w[j] += A[(size_t)r * cols + j] * res;
+        }
+        int best = -1;
+        double wmax = 1e-12;
+        for (int j = 0; j < cols; ++j)
+            if (!passive[j] && w[j] > wmax) wmax = w[j], best = j;
+        if (best < 0) break;
+        passive[best] = 1;
+        for (int inner = 0; inner < 3 * cols + 10; ++inner) {
+            std::vector<int> set;
+            for (int j = 0; j < cols; ++j)
+                if (passive[j]) set.push_back(j);
+            const std::vector<double> z = ls_on(A, b, rows, cols, set);
+            bool feasible = true;
+            for (int j : set)
+                if (z[j] <= 0) feasible = false;
+            if (feasible) {
+                x = z;
+                break;
+            }
+            // step from x toward z until a passive coefficient reaches 0; it leaves the set
+            double alpha = 1.0;
+            for (int j : set)
+                if (z[j] <= 0) alpha = std::min(alpha, x[j] / (x[j] - z[j]));
+            for (int j = 0; j < cols; ++j) {
+                x[j] += alpha * (z[j] - x[j]);
+                if (passive[j] && x[j] <= 1e-15) passive[j] = 0, x[j] = 0;
+            }
+        }
+    }
+    return x;
+}
+
+void fit(Table &t) {
+    for (int fi = 0; fi < kFamilies; ++fi) {
+        const Family fam = (Family)fi;
+        const int n = family_features(fam);
+        std::vector<double> A, b;
+        int rows = 0;
+        for (const Sample &s : t.samples) {
+            if (s.family != fam || !(s.ms > 0)) continue;
+            for (int j = 0; j < n; ++j) A.push_back(s.f[j] / s.ms);
+            b.push_back(1.0);
+            ++rows;
+        }
+        if (rows == 0) continue;
+        // columns scaled to unit norm for the solve, the coefficients scaled back
+        std::vector<double> scale(n, 0.0);
+        for (int r = 0; r < rows; ++r)
+            for (int j = 0; j < n; ++j) scale[j] += A[(size_t)r * n + j] * A[(size_t)r * n + j];
+        for (int j = 0; j < n; ++j) scale[j] = scale[j] > 0 ? 1.0 / std::sqrt(scale[j]) : 0.0;
+        for (int r = 0; r < rows; ++r)
+            for (int j = 0; j < n; ++j) A[(size_t)r * n + j] *= scale[j];
+        std::vector<double> c = nnls(A, b, rows, n);
+        for (int j = 0; j < n; ++j) c[j] *= scale[j];
+        t.coef[fi] = c;
+    }
+}
+
+double predict(const Table &t, const MatrixStats &s, const Plan &plan, const KernelShape &k, const DeviceShape &d) {
+    if (!t.has(plan.family)) return -1.0;
+    const Features f = features(s, plan, d, k);
+    const std::vector<double> &c = t.coef[(int)plan.family];
+    double ms = 0;
+    for (size_t j = 0; j < c.size(); ++j) ms += c[j] * f[j];
+    return ms;
+}
+
+std::vector<Ranked> rank_plans(const Table &t, const MatrixStats &s, const std::vector<Plan> &candidates,
+                               const KernelShape &k, const DeviceShape &d) {
+    std::vector<Ranked> r;
+    for (const Plan &p : candidates) {
+        const double ms = predict(t, s, p, k, d);
+        if (ms >= 0) r.push_back({p, ms});
+    }
+    std::stable_sort(r.begin(), r.end(), [](const Ranked &a, const Ranked &b) { return a.ms < b.ms; });
+    return r;
+}
+
+// ---- text form -------------------------------------------------------------------------------------------
+
+namespace {
+constexpr const char *kMagic = "psv-tuning-table";
+constexpr int kVersion = 1;
+
+std::string token(std::string s) {  // one whitespace-free token
+    for (char &c : s)
+        if (std::isspace((unsigned char)c)) c = '_';
+    return s.empty() ? "-" : s;
+}
+std::string num(double v) {
+    char b[40];
+    std::snprintf(b, sizeof b, "%.17g", v);
+    return b;
+}
+}  // namespace
+
+std::string to_text(const Table &t) {
+    std::ostringstream o;
+    o << kMagic << ' ' << kVersion << '\n';
+    o << "# psv's performance model for one device: coefficients (ms per feature unit) of each kernel family,\n"
+         "# fitted to the samples below (psv tune-device). docs/design.md section 6.\n";
+    o << "device " << t.device.name << '\n';
+    o << "cc " << t.device.cc_major << ' ' << t.device.cc_minor << '\n';
+    o << "sms " << t.device.sms << '\n';
+    o << "l2_bytes " << t.device.l2_bytes << '\n';
+    o << "smem_per_sm " << t.device.smem_per_sm << '\n';
+    for (int fi = 0; fi < kFamilies; ++fi) {
+        if (!t.has((Family)fi)) continue;
+        o << "# " << family_name((Family)fi) << ':';
+        for (int j = 0; j < family_features((Family)fi); ++j) o << ' ' << feature_name((Family)fi, j);
+        o << "\ncoef " << family_name((Family)fi);
+        for (double c : t.coef[fi]) o << ' ' << num(c);
+        o << '\n';
+    }
+    for (const Sample &s : t.samples) {
+        o << "sample " << family_name(s.family) << ' ' << token(s.matrix) << ' ' << token(s.plan) << ' ' << num(s.ms);
+        for (int j = 0; j < family_features(s.family); ++j) o << ' ' << num(s.f[j]);
+        o << '\n';
+    }
+    return o.str();
+}
+
+bool parse(const std::string &text, Table &t, std::string &error) {
+    Table out;
+    std::istringstream in(text);
+    std::string line;
+    int ln = 0;
+    bool magic = false, have_device = false;
+    auto bad = [&](const std::string &what) {
+        error = "line " + std::to_string(ln) + ": " + what;
+        return false;
+    };
+    while (std::getline(in, line)) {
+        ++ln;
+        if (line.empty() || line[0] == '#') continue;
+        std::istringstream ls(line);
+        std::string key;
+        ls >> key;
+        if (!magic) {
+            int v = 0;
+            if (key != kMagic || !(ls >> v)) return bad("not a psv tuning table");
+            if (v != kVersion) return bad("table version " + std::to_string(v) + " (this psv reads version " +
+                                          std::to_string(kVersion) + ")");
+            magic = true;
+            continue;
+        }
+        if (key == "device") {
+            std::getline(ls >> std::ws, out.device.name);
+            if (out.device.name.empty()) return bad("empty device name");
+            have_device = true;
+        } else if (key == "cc") {
+            if (!(ls >> out.device.cc_major >> out.device.cc_minor)) return bad("cc needs two integers");
+        } else if (key == "sms") {
+            if (!(ls >> out.device.sms) || out.device.sms <= 0) return bad("sms needs a positive integer");
+        } else if (key == "l2_bytes") {
+            if (!(ls >> out.device.l2_bytes) || out.device.l2_bytes <= 0) return bad("l2_bytes needs a positive integer");
+        } else if (key == "smem_per_sm") {
+            if (!(ls >> out.device.smem_per_sm) || out.device.smem_per_sm < 0) return bad("smem_per_sm needs an integer");
+        } else if (key == "coef" || key == "sample") {
+            std::string fam;
+            Family f;
+            if (!(ls >> fam) || !family_from_name(fam, f)) return bad("unknown kernel family '" + fam + "'");
+            const int n = family_features(f);
+            if (key == "coef") {
+                std::vector<double> c(n);
+                for (int j = 0; j < n; ++j)
+                    if (!(ls >> c[j]) || !std::isfinite(c[j]) || c[j] < 0)
+                        return bad("coef " + fam + " needs " + std::to_string(n) + " finite non-negative numbers");
+                out.coef[(int)f] = c;
+            } else {
+                Sample s;
+                s.family = f;
+                if (!(ls >> s.matrix >> s.plan >> s.ms) || !std::isfinite(s.ms)) return bad("malformed sample");
+                for (int j = 0; j < n; ++j)
+                    if (!(ls >> s.f[j]) || !std::isfinite(s.f[j])) return bad("sample " + fam + " needs " + std::to_string(n) + " features");
+                out.samples.push_back(s);
+            }
+            std::string extra;
+            if (ls >> extra) return bad("extra field '" + extra + "'");
+        } else {
+            return bad("unknown key '" + key + "'");
+        }
+    }
+    if (!magic) return bad("empty table");
+    if (!have_device) return bad("no device line");
+    if (out.device.l2_bytes <= 0 || out.device.sms <= 0) return bad("no sms or l2_bytes line");
+    t = std::move(out);
+    return true;
+}
+
+// ---- where tables come from ------------------------------------------------------------------------------
+
+std::string table_file_name(const DeviceShape &d) {
+    std::string s;
+    bool dash = false;
+    for (char c : d.name) {
+        if (std::isalnum((unsigned char)c)) {
+            s += (char)std::tolower((unsigned char)c);
+            dash = false;
+        } else if (!dash && !s.empty()) {
+            s += '-';
+            dash = true;
+        }
+    }
+    if (!s.empty() && s.back() == '-') s.pop_back();
+    if (s.empty()) s = "device";
+    return s + "-sm" + std::to_string(d.cc_major) + std::to_string(d.cc_minor) + ".tbl";
+}
+
+std::string user_table_dir() {
+    const char *x = std::getenv("XDG_CACHE_HOME");
+    if (x && *x) return std::string(x) + "/psv/tuning";
+    const char *h = std::getenv("HOME");
+    if (h && *h) return std::string(h) + "/.cache/psv/tuning";
+    return "";
+}
+
+namespace {
+bool read_file(const std::string &path, std::string &text) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) return false;
+    std::ostringstream o;
+    o << f.rdbuf();
+    text = o.str();
+    return (bool)f || f.eof();
+}
+bool same_device(const DeviceShape &a, const DeviceShape &b) {
+    return a.name == b.name && a.cc_major == b.cc_major && a.cc_minor == b.cc_minor;
+}
+}  // namespace
+
+Loaded load_table(const DeviceShape &d) {
+    Loaded L;
+    const std::string name = table_file_name(d);
+    std::string text, err;
+    const std::string dir = user_table_dir();
+    if (!dir.empty() && read_file(dir + "/" + name, text) && parse(text, L.table, err) && same_device(L.table.device, d)) {
+        L.source = Source::User;
+        L.path = dir + "/" + name;
+        return L;
+    }
+    // the shipped tables: the device's own, else the nearest architecture's
+    int best = -1;
+    long best_score = 0;
+    const auto &ship = shipped_tables();
+    for (size_t i = 0; i < ship.size(); ++i) {
+        Table t;
+        if (!parse(ship[i].second, t, err)) continue;
+        if (ship[i].first == name && same_device(t.device, d)) {
+            L.table = std::move(t);
+            L.source = Source::Shipped;
+            L.path = ship[i].first;
+            return L;
+        }
+        const long cc_a = d.cc_major * 10 + d.cc_minor, cc_b = t.device.cc_major * 10 + t.device.cc_minor;
+        // same major first, then the closest compute capability, then the most SMs alike
+        const long score = (t.device.cc_major == d.cc_major ? 0 : 1000000) + std::labs(cc_a - cc_b) * 1000 +
+                           std::labs((long)t.device.sms - (long)d.sms);
+        if (best < 0 || score < best_score) best = (int)i, best_score = score;
+    }
+    if (best >= 0) {
+        parse(ship[best].second, L.table, err);
+        L.source = Source::Nearest;
+        L.path = ship[best].first;
+    }
+    return L;
+}
+
+bool save_table(const Table &t, const std::string &path, std::string &error) {
+    // make the folders
+    for (size_t i = 1; i < path.size(); ++i) {
+        if (path[i] != '/') continue;
+        const std::string dir = path.substr(0, i);
+        if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+            error = "cannot create " + dir + ": " + std::strerror(errno);
+            return false;
+        }
+    }
+    const std::string tmp = path + ".tmp" + std::to_string((long)::getpid());
+    {
+        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+        if (!f) {
+            error = "cannot write " + tmp + ": " + std::strerror(errno);
+            return false;
+        }
+        const std::string text = to_text(t);
+        f.write(text.data(), (std::streamsize)text.size());
+        f.close();
+        if (!f) {
+            error = "cannot write " + tmp + ": " + std::strerror(errno);
+            std::remove(tmp.c_str());
+            return false;
+        }
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        error = "cannot rename " + tmp + " to " + path + ": " + std::strerror(errno);
+        std::remove(tmp.c_str());
+        return false;
+    }
+    return true;
+}
+
+}  // namespace tuning
+}  // namespace psv

@@ -1,0 +1,167 @@
+// The measured performance model (the seed paper's section 3.3): a per-device table of
+// coefficients fitted to microbenchmarks (psv_context_tune, cuda/tuning/tune.cu), and the online
+// half that predicts a candidate plan's time from the matrix's statistics (gathered while its
+// columns are ranked, no extra pass over the entries) and picks the fastest. Plain C++, no CUDA:
+// the CPU build and its tests use it too. docs/design.md section 6 gives the features' physics.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace psv {
+namespace tuning {
+
+// ---- what the model reads of a matrix ------------------------------------------------------------
+
+struct MatrixStats {
+    int64_t nrows = 0, ncols = 0, nnz = 0;
+    int32_t value_bytes = 4;  // bytes of one value of x and y in the product the plan is for
+    bool weighted = true;     // the matrix's values are read (false: a pattern)
+    int64_t max_row_length = 0;
+    // entries whose column lies within kNearBand columns of its row's position scaled to the
+    // columns (row * ncols / nrows): banded matrices read x through a narrow window that stays
+    // cached whatever its size
+    int64_t near_entries = 0;
+    // the column-length profile: (length, columns of that length), lengths descending, every
+    // column once (zero-length columns included)
+    std::vector<std::pair<int64_t, int64_t>> col_lengths;
+
+    // Entries in the k longest columns (k may be fractional, then interpolated).
+    double top_entries(double k) const;
+    // Columns of length >= len.
+    int64_t columns_at_least(int64_t len) const;
+    // The streamed plan's expected (partition, column) pairs over `parts` partitions: each column
+    // of length L outside the `hot` longest lands in parts (1 - (1 - 1/parts)^L) of them.
+    double expected_pairs(int64_t parts, int64_t hot) const;
+};
+constexpr int64_t kNearBand = 65536;
+
+// ---- the device the table is for, and what the features read of it --------------------------------
+
+struct DeviceShape {
+    std::string name;
+    int cc_major = 0, cc_minor = 0;
+    int sms = 0;
+    int64_t l2_bytes = 0;
+    int64_t smem_per_sm = 0;
+};
+
+// ---- plans ------------------------------------------------------------------------------------------
+
+// The kernel families the model prices, one row each in families.def.
+enum class Family : int32_t {
+#define PSV_FAMILY(id, name, kernel, nfeat, text) id,
+#include "tuning/families.def"
+#undef PSV_FAMILY
+};
+constexpr int kFamilies = 0
+#define PSV_FAMILY(id, name, kernel, nfeat, text) +1
+#include "tuning/families.def"
+#undef PSV_FAMILY
+    ;
+const char *family_name(Family f);     // the table's key ("chunk", "hot", ...)
+const char *family_text(Family f);     // in words
+int32_t family_kernel(Family f);       // the PSV_KERNEL_* it runs
+int family_features(Family f);         // how many features (and coefficients)
+bool family_from_name(const std::string &s, Family &f);
+
+// One candidate: a family and its parameters. The CUDA backend's plan builders read them.
+struct Plan {
+    Family family = Family::Chunk;
+    int64_t hot = 0;            // hot columns in shared memory (Hot)
+    bool ranked = false;        // x read in column rank order (Chunk, Hot)
+    int64_t prefix = 0;         // ranks kept by a ranked plan (the rest read x in plain order)
+    int64_t max_tiles = 0;      // dense column tiles (Tile): -1 Algorithm 1's rule
+    int64_t tile_width = 0;     // columns per dense tile (Tile, TileCoo)
+    int64_t workload_size = 0;  // Tile: 0 autotuned per tile (Algorithm 3)
+    std::string describe() const;
+    bool operator==(const Plan &o) const;
+};
+
+// What the features read of the backend besides the device (shapes fixed at compile time).
+struct KernelShape {
+    int64_t chunk_entries = 2048;  // CSR chunk kernel: entries per chunk
+    int hot_blocks = 264;          // hot kernel: persistent blocks (each copies the hot values)
+    int64_t stream_slots = 55456;  // streamed plan: slots per partition (fp32)
+    double stream_hot_share = 0.125, stream_hot_parts = 0.5;
+};
+
+constexpr int kMaxFeatures = 12;
+using Features = std::array<double, kMaxFeatures>;
+// The features of `plan` on a matrix (stats) on a device: counts in millions, bytes in MB; the
+// predicted time in ms is their dot product with the family's coefficients. Names for the table.
+Features features(const MatrixStats &s, const Plan &plan, const DeviceShape &d, const KernelShape &k);
+const char *feature_name(Family f, int i);
+
+// ---- the table ----------------------------------------------------------------------------------------
+
+// One microbenchmark: a plan's family, its features on a synthetic matrix, the measured time.
+struct Sample {
+    Family family = Family::Chunk;
+    std::string matrix;  // the synthetic matrix's name, e.g. "rmat:20:16:g500"
+    std::string plan;    // Plan::describe
+    Features f{};
+    double ms = 0;
+};
+
+struct Table {
+    DeviceShape device;
+    std::array<std::vector<double>, kFamilies> coef;  // empty: the family was not measured
+    std::vector<Sample> samples;                      // kept so that a table can be refitted
+    bool has(Family f) const { return !coef[(int)f].empty(); }
+};
+
+// Text form (versioned; docs/design.md section 6): read back exactly what was written. parse
+// returns false with a message (line number and what is wrong) on a malformed text.
+std::string to_text(const Table &t);
+bool parse(const std::string &text, Table &t, std::string &error);
+
+// Fit every family with samples: non-negative least squares of the relative error (each sample
+// weighted by 1 / its time), so that microsecond and second products count alike.
+void fit(Table &t);
+// Non-negative least squares (Lawson and Hanson): argmin |A c - b| over c >= 0; A is rows x cols
+// row-major. Exposed for the tests.
+std::vector<double> nnls(const std::vector<double> &A, const std::vector<double> &b, int rows, int cols);
+
+// Predicted ms of a plan on device d (the device the matrix is on: its cache sizes; the table
+// may be another's, the nearest architecture's); negative where the table lacks its family.
+double predict(const Table &t, const MatrixStats &s, const Plan &plan, const KernelShape &k, const DeviceShape &d);
+
+// The candidates ranked by predicted time (ties: the earlier candidate): the first is the choice,
+// the second the runner-up. Candidates of a family the table lacks are left out.
+struct Ranked {
+    Plan plan;
+    double ms = 0;
+};
+std::vector<Ranked> rank_plans(const Table &t, const MatrixStats &s, const std::vector<Plan> &candidates,
+                               const KernelShape &k, const DeviceShape &d);
+
+// ---- where tables come from ---------------------------------------------------------------------------
+
+// The tables compiled into the library (data/tuning/*.tbl), as texts.
+const std::vector<std::pair<std::string, std::string>> &shipped_tables();  // (file name, text)
+// The file name of a device's table: its name in lower case, runs of other characters as '-',
+// and its compute capability ("nvidia-h200-sm90.tbl").
+std::string table_file_name(const DeviceShape &d);
+// The user's cache folder for tables: $XDG_CACHE_HOME/psv/tuning, else $HOME/.cache/psv/tuning;
+// "" where neither is set.
+std::string user_table_dir();
+
+enum class Source : int32_t { None = 0, User = 1, Shipped = 2, Nearest = 3 };
+struct Loaded {
+    Table table;
+    Source source = Source::None;
+    std::string path;  // the user's file, or the shipped file's name
+};
+// The table for device d: the user's cached one for it, else the one shipped for it (same name
+// and compute capability), else the shipped one of the nearest architecture (same major compute
+// capability first, then the closest), else none. A cached file that does not parse is skipped.
+Loaded load_table(const DeviceShape &d);
+// Write t to path (its folder made where missing), atomically (a temporary renamed): false and a
+// message on failure, nothing half-written left.
+bool save_table(const Table &t, const std::string &path, std::string &error);
+
+}  // namespace tuning
+}  // namespace psv
