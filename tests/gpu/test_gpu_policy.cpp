@@ -37,6 +37,8 @@ psv_matrix *build(psv_context *ctx, const gputest::Edges &E) {
 void check_device() {
     psv_context *ctx = nullptr;
     REQUIRE(psv_context_create(PSV_BACKEND_CUDA, 0, &ctx) == PSV_SUCCESS);
+    // these checks are of the rules (the performance model's choice is test_gpu_tuning's)
+    REQUIRE(psv_context_set_option(ctx, PSV_OPT_PLAN_CHOICE, PSV_CHOICE_RULES) == PSV_SUCCESS);
     const gputest::Edges E = gputest::rmat(gputest::small_mode() ? 10 : 14, 16, 3);
     psv_matrix *A = build(ctx, E);
     REQUIRE(psv_context_set_option(ctx, PSV_OPT_KERNEL, PSV_KERNEL_TILE_COMPOSITE) == PSV_SUCCESS);

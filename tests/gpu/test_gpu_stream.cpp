@@ -135,6 +135,8 @@ int main() {
     psv_context *cpu = nullptr, *gpu = nullptr;
     REQUIRE(psv_context_create(PSV_BACKEND_CPU, 0, &cpu) == PSV_SUCCESS);
     REQUIRE(psv_context_create(PSV_BACKEND_CUDA, 0, &gpu) == PSV_SUCCESS);
+    // these checks are of the rules (the performance model's choice is test_gpu_tuning's)
+    REQUIRE(psv_context_set_option(gpu, PSV_OPT_PLAN_CHOICE, PSV_CHOICE_RULES) == PSV_SUCCESS);
     int checks = 0;
     const psv::cuda::Policy base = psv::cuda::policy_of(gpu);
     // 8 KB of slots per SM: 2048 fp32 / int32 slots, 1024 fp64 ones, 8192 boolean ones
