@@ -127,6 +127,13 @@ tuning::Plan built_plan(const psv_matrix *A, double *predicted_ms) {
     return M.plan;
 }
 
+std::string model_stats_line(const psv_matrix *A, const std::string &name) {
+    ContextCore &c = core_of(A);
+    std::lock_guard<std::recursive_mutex> g(c.mutex);
+    const CudaMatrix &M = as_cuda(*A->store);
+    return tuning::stats_line(name, model_stats(M, M.columns, M.pattern ? 4 : type_size(M.type)));
+}
+
 void rebuild_with(psv_matrix *A, const FormatOptions &o) {
     ContextCore &c = core_of(A);
     std::lock_guard<std::recursive_mutex> g(c.mutex);

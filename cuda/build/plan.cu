@@ -144,7 +144,11 @@ tuning::DeviceShape device_shape(const CudaBackend &be) {
 tuning::KernelShape kernel_shape(const Policy &p) {
     tuning::KernelShape k;
     k.chunk_entries = kChunkEntries;
+    k.chunk_smem_per_sm = (int64_t)kChunkBlocksManyWaves * ((int64_t)(kChunkCap + 4) * 4 + kChunkDeferredMax * 4 + 4);
     k.hot_blocks = kHotBlocksPerSm * p.sms;
+    k.hot_blocks_per_sm = kHotBlocksPerSm;
+    k.hot_fixed_smem = (int64_t)kHotGroups * ((int64_t)kChunkCap * 4 + kChunkDeferredMax * 4 + 4) + (int64_t)p.hot_smem_reserve;
+    k.l1_total = (int64_t)p.smem_per_sm + 28 * 1024;  // Hopper: 256 KB of L1 and shared memory per SM
     k.stream_slots = p.stream_slots(4);
     k.stream_hot_share = p.stream_hot_share;
     k.stream_hot_parts = p.stream_hot_parts;
@@ -183,7 +187,6 @@ std::vector<tuning::Plan> auto_candidates(const CudaMatrix &M, const Policy &p, 
     if ((enc && (int64_t)vb <= p.hot_max_value_bytes && cap >= 32) || opt.hot_columns > 0) {
         std::vector<int64_t> hs;
         for (int i = 0; i < p.hot_candidate_steps; ++i) hs.push_back(std::min(cap, p.hot_candidate_min << i));
-        hs.push_back(cap);
         if (opt.hot_columns > 0) hs.push_back(std::min(cap, opt.hot_columns));
         for (int64_t h : hs) {
             if (h < 32) continue;

@@ -31,7 +31,8 @@ Policy select_policy(const DeviceTraits &d) {
     p.hot_smem_reserve = 1024;
     // wider values (fp64, int64) keep the plain chunk kernel
     p.hot_max_value_bytes = 4;
-    // the model prices hot sets from a quarter of the rules' 8192 up to what shared memory holds
+    // the model prices hot sets of 2048, 4096 and 8192 columns: a fuller shared memory leaves too
+    // little L1 to the other gathers (docs/design.md, section 3: 15 840 against 8192)
     p.hot_candidate_min = 2048;
     p.hot_candidate_steps = 3;
     // a few columns carry most entries

@@ -49,8 +49,8 @@ struct Policy {
     size_t hot_smem_reserve = 1024;    // shared memory per block kept free of hot values
     int64_t hot_max_value_bytes = 4;   // AUTO's hot kernel serves values of at most this size
     // ---- the performance model's candidates (plan.cu) ----
-    // hot-column plans of hot_candidate_min x 2^i columns (i < hot_candidate_steps) and of all
-    // that shared memory holds, each with x in plain and in rank order
+    // hot-column plans of hot_candidate_min x 2^i columns (i < hot_candidate_steps, at most what
+    // shared memory holds), each with x in plain and in rank order
     int64_t hot_candidate_min = 2048;
     int hot_candidate_steps = 3;
     // ---- AUTO's rules ----

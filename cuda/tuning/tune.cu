@@ -110,7 +110,8 @@ std::vector<Synthetic> training_set(int effort) {
     if (effort == 0) return {rmat(12, 16, "g500"), rmat(14, 8, "g500"), rmat(13, 8, "uniform"), stencil(16)};
     return {rmat(14, 16, "g500"),    rmat(16, 16, "g500"),    rmat(18, 16, "g500"),    rmat(20, 16, "g500"),
             rmat(21, 16, "g500"),    rmat(22, 16, "g500"),    rmat(23, 8, "g500"),     rmat(23, 16, "g500"),
-            rmat(24, 4, "g500"),     rmat(24, 8, "g500"),     rmat(18, 16, "mild"),    rmat(20, 16, "mild"),
+            rmat(24, 4, "g500"),     rmat(24, 8, "g500"),     rmat(25, 4, "g500"),     rmat(25, 8, "g500"),
+            rmat(26, 2, "g500"),     rmat(25, 4, "mild"),     rmat(18, 16, "mild"),    rmat(20, 16, "mild"),
             rmat(22, 16, "mild"),    rmat(24, 4, "mild"),     rmat(18, 16, "uniform"), rmat(20, 16, "uniform"),
             rmat(22, 8, "uniform"),  rmat(24, 4, "uniform"),  stencil(32),             stencil(64),
             stencil(128),            stencil(192)};
@@ -176,6 +177,7 @@ void CudaBackend::tune(const std::string &path_in, int32_t effort, bool progress
     }
     tuning::Table table;
     table.device = dshape;
+    table.kernels = kernel_shape(policy_);
     const auto t_all = std::chrono::steady_clock::now();
     const int runs = effort == 0 ? 3 : 15;
     const tuning::KernelShape kshape = kernel_shape(policy_);
@@ -207,6 +209,7 @@ void CudaBackend::tune(const std::string &path_in, int32_t effort, bool progress
             cs = rank_columns(*this, M, policy_.hot_min_length, order, rank_of);
         }
         tuning::MatrixStats ms = model_stats(M, cs, 4);
+        table.matrices.push_back({syn.name(), ms});
         Buffer u(this, (size_t)std::max<int64_t>(1, M.ncols) * 4), t(this, (size_t)std::max<int64_t>(1, M.nrows) * 4);
         launch(*this, M.ncols, [&](unsigned g, int b) { fill_u_kernel<<<g, b, 0, stream_>>>(M.ncols, u.as<float>()); });
         const std::vector<tuning::Plan> plans = auto_candidates(M, policy_, 4, base);
@@ -215,9 +218,9 @@ void CudaBackend::tune(const std::string &path_in, int32_t effort, bool progress
             for (int w = 0; w < 2; ++w) {
                 ms.weighted = w == 0;
                 tuning::Sample smp;
-                smp.family = plan.family;
-                smp.matrix = syn.name() + (w == 0 ? "" : ":pattern");
-                smp.plan = plan.describe();
+                smp.matrix = syn.name();
+                smp.plan = plan;
+                smp.weighted = w == 0;
                 smp.f = tuning::features(ms, plan, dshape, kshape);
                 smp.ms = timer.time(M, w == 0 ? PSV_TIMES : PSV_SECOND, u.as<float>(), t.as<float>(), runs);
                 table.samples.push_back(smp);

@@ -115,6 +115,62 @@ std::string Plan::describe() const {
     return b;
 }
 
+std::string Plan::key() const {
+    char b[96];
+    switch (family) {
+    case Family::Chunk:
+    case Family::Hot:
+        std::snprintf(b, sizeof b, "%s:%lld:%s%lld", family_name(family), (long long)hot, ranked ? "r" : "p",
+                      (long long)(ranked ? prefix : 0));
+        break;
+    case Family::Tile:
+        std::snprintf(b, sizeof b, "%s:%lld:%lld:%lld", family_name(family), (long long)tile_width, (long long)max_tiles,
+                      (long long)workload_size);
+        break;
+    case Family::TileCoo: std::snprintf(b, sizeof b, "%s:%lld", family_name(family), (long long)tile_width); break;
+    default: std::snprintf(b, sizeof b, "%s", family_name(family)); break;
+    }
+    return b;
+}
+
+bool Plan::from_key(const std::string &k, Plan &p) {
+    std::vector<std::string> part;
+    size_t a = 0;
+    for (size_t i = 0; i <= k.size(); ++i)
+        if (i == k.size() || k[i] == ':') part.push_back(k.substr(a, i - a)), a = i + 1;
+    Plan q;
+    if (part.empty() || !family_from_name(part[0], q.family)) return false;
+    auto num = [](const std::string &t, int64_t &v) {
+        char *end = nullptr;
+        errno = 0;
+        const long long x = std::strtoll(t.c_str(), &end, 10);
+        if (t.empty() || *end || errno) return false;
+        v = x;
+        return true;
+    };
+    switch (q.family) {
+    case Family::Chunk:
+    case Family::Hot:
+        if (part.size() != 3 || !num(part[1], q.hot) || part[2].size() < 2 || (part[2][0] != 'r' && part[2][0] != 'p') ||
+            !num(part[2].substr(1), q.prefix))
+            return false;
+        q.ranked = part[2][0] == 'r';
+        break;
+    case Family::Tile:
+        if (part.size() != 4 || !num(part[1], q.tile_width) || !num(part[2], q.max_tiles) || !num(part[3], q.workload_size))
+            return false;
+        break;
+    case Family::TileCoo:
+        if (part.size() != 2 || !num(part[1], q.tile_width)) return false;
+        break;
+    default:
+        if (part.size() != 1) return false;
+        break;
+    }
+    p = q;
+    return true;
+}
+
 bool Plan::operator==(const Plan &o) const {
     return family == o.family && hot == o.hot && ranked == o.ranked && prefix == o.prefix && max_tiles == o.max_tiles &&
            tile_width == o.tile_width && workload_size == o.workload_size;
@@ -123,11 +179,11 @@ bool Plan::operator==(const Plan &o) const {
 // ---- features -------------------------------------------------------------------------------------------
 
 namespace {
-const char *const kChunkNames[] = {"launch", "stream_mb", "gather_m", "miss_l2q_m", "miss_l2h_m", "miss_l2_m",
-                                   "permute_m", "chunks_m", "rows_m", "hot_copy_mb", "hot_entries_m"};
+const char *const kChunkNames[] = {"launch",       "stream_mb",    "gathers_m", "beyond_l1_m", "beyond_l2q_m", "beyond_l2h_m",
+                                   "beyond_l2_m", "permute_m",    "rows_m",    "near_m",      "hot_copy_mb",  "hot_entries_m"};
 const char *const kStreamNames[] = {"launch", "bytes_mb", "pairs_m", "entries_m", "rows_m", "waves"};
-const char *const kTileNames[] = {"launch", "stream_mb", "gather_m", "miss_l2q_m", "miss_l2h_m", "miss_l2_m",
-                                  "permute_m", "tile_rows_mb", "tiles", "max_row_m"};
+const char *const kTileNames[] = {"launch",       "stream_mb", "gathers_m",    "beyond_l1_m", "beyond_l2q_m", "beyond_l2h_m",
+                                  "beyond_l2_m",  "permute_m", "tile_rows_mb", "tiles",       "max_row_m"};
 
 // The streamed plan's shape as stream_plan.cu will cut it (hot columns, partitions, pairs).
 struct StreamShape {
@@ -163,16 +219,18 @@ Features features(const MatrixStats &s, const Plan &p, const DeviceShape &d, con
     const double E = (double)s.nnz, R = (double)s.nrows, N = (double)s.ncols, vb = (double)s.value_bytes;
     const double near = E > 0 ? std::min(1.0, (double)s.near_entries / E) : 0.0;
     const double l2 = (double)d.l2_bytes;
-    // Gathered entries whose x sector the L2 does not hold, for caches of a quarter, half and all
-    // of L2: the columns it holds are the longest ones (bpc bytes each: the value itself in rank
-    // order, a whole 32-byte sector in plain order), at most `prefix` of them where only the
-    // ranks below prefix are in rank order; entries of a banded matrix's window hit anyway.
-    auto misses = [&](double served, double bpc, double prefix, int at) {
-        const double q[3] = {0.25, 0.5, 1.0};
-        for (int i = 0; i < 3; ++i) {
-            double cap = q[i] * l2 / bpc;
+    // The gathers of x of the entries not served from shared memory (`served` of them, the
+    // longest columns'), a banded matrix's window excepted (near_m); then, cumulatively, those
+    // whose column lies beyond what L1 (l1 bytes) and a quarter, half and all of L2 hold: the
+    // longest columns, bpc bytes each (the value itself in rank order, a whole 32-byte sector
+    // in plain order), at most `prefix` of them where only the ranks below it are in rank order.
+    auto gathers = [&](double served, double bpc, double prefix, double l1, int at) {
+        f[at] = std::max(0.0, E - served) * (1.0 - near) / M;
+        const double caps[4] = {l1, 0.25 * l2, 0.5 * l2, l2};
+        for (int i = 0; i < 4; ++i) {
+            double cap = caps[i] / bpc;
             if (prefix > 0) cap = std::min(cap, prefix);
-            f[at + i] = std::max(0.0, E - std::max(s.top_entries(cap), served)) * (1.0 - near) / M;
+            f[at + 1 + i] = std::max(0.0, E - std::max(s.top_entries(cap), served)) * (1.0 - near) / M;
         }
     };
     const double csr_mb = (8.0 * (R + 1) + 4.0 * E + (s.weighted ? vb * E : 0.0) + vb * R) / M;
@@ -180,17 +238,20 @@ Features features(const MatrixStats &s, const Plan &p, const DeviceShape &d, con
     switch (p.family) {
     case Family::Chunk:
     case Family::Hot: {
-        const double hot = p.family == Family::Hot ? (double)p.hot : 0.0;
+        const bool hotk = p.family == Family::Hot;
+        const double hot = hotk ? (double)p.hot : 0.0;
         const double eh = s.top_entries(hot);
+        const double smem = hotk ? (double)k.hot_blocks_per_sm * ((double)k.hot_fixed_smem + hot * vb)
+                                 : (double)k.chunk_smem_per_sm;
+        const double l1 = std::max(16384.0, (double)k.l1_total - smem);
         f[1] = csr_mb;
-        f[2] = (E - eh) / M;
-        misses(eh, p.ranked ? vb : 32.0, p.ranked ? (double)p.prefix : 0.0, 3);
-        f[6] = (p.ranked ? (double)p.prefix : hot) / M;
-        f[7] = E / (double)k.chunk_entries / M;
+        gathers(eh, p.ranked ? vb : 32.0, p.ranked ? (double)p.prefix : 0.0, l1, 2);
+        f[7] = (p.ranked ? (double)p.prefix : hot) / M;
         f[8] = R / M;
-        if (p.family == Family::Hot) {
-            f[9] = hot * vb * (double)k.hot_blocks / M;
-            f[10] = eh / M;
+        f[9] = (E - eh) * near / M;
+        if (hotk) {
+            f[10] = hot * vb * (double)k.hot_blocks / M;
+            f[11] = eh / M;
         }
         break;
     }
@@ -216,12 +277,11 @@ Features features(const MatrixStats &s, const Plan &p, const DeviceShape &d, con
         const double es = s.top_entries(dense * tw);
         const double tiles = dense + (E > es ? 1.0 : 0.0);
         f[1] = (E * (4.0 + (s.weighted ? vb : 0.0)) + 8.0 * R) / M;
-        f[2] = (E - es) / M;
-        misses(es, vb, 0.0, 3);
-        f[6] = N / M;
-        f[7] = tiles * R * vb / M;
-        f[8] = tiles;
-        f[9] = (double)s.max_row_length / M;
+        gathers(es, vb, 0.0, (double)k.l1_total / 2, 2);
+        f[7] = N / M;
+        f[8] = tiles * R * vb / M;
+        f[9] = tiles;
+        f[10] = (double)s.max_row_length / M;
         break;
     }
     }
@@ -329,7 +389,7 @@ void fit(Table &t) {
         std::vector<double> A, b;
         int rows = 0;
         for (const Sample &s : t.samples) {
-            if (s.family != fam || !(s.ms > 0)) continue;
+            if (s.family() != fam || !(s.ms > 0)) continue;
             for (int j = 0; j < n; ++j) A.push_back(s.f[j] / s.ms);
             b.push_back(1.0);
             ++rows;
@@ -368,6 +428,49 @@ std::vector<Ranked> rank_plans(const Table &t, const MatrixStats &s, const std::
     return r;
 }
 
+void Table::refeature() {
+    for (Sample &x : samples)
+        for (const auto &m : matrices)
+            if (m.first == x.matrix) {
+                MatrixStats st = m.second;
+                st.weighted = x.weighted;
+                x.f = features(st, x.plan, device, kernels);
+                break;
+            }
+}
+
+std::string stats_line(const std::string &name, const MatrixStats &s) {
+    std::ostringstream o;
+    o << "stats " << name << ' ' << s.nrows << ' ' << s.ncols << ' ' << s.nnz << ' ' << s.value_bytes << ' '
+      << s.max_row_length << ' ' << s.near_entries << ' ' << s.col_lengths.size();
+    for (const auto &r : s.col_lengths) o << ' ' << r.first << ' ' << r.second;
+    return o.str();
+}
+
+bool parse_stats_line(const std::string &line, std::string &name, MatrixStats &s) {
+    std::istringstream ls(line);
+    std::string key;
+    MatrixStats out;
+    size_t n = 0;
+    if (!(ls >> key >> name >> out.nrows >> out.ncols >> out.nnz >> out.value_bytes >> out.max_row_length >>
+          out.near_entries >> n) ||
+        key != "stats" || out.nrows < 0 || out.ncols < 0 || out.nnz < 0 || n > (size_t)out.ncols + 1)
+        return false;
+    int64_t cols = 0, entries = 0;
+    for (size_t i = 0; i < n; ++i) {
+        int64_t len = 0, c = 0;
+        if (!(ls >> len >> c) || len < 0 || c <= 0) return false;
+        if (!out.col_lengths.empty() && len >= out.col_lengths.back().first) return false;
+        out.col_lengths.push_back({len, c});
+        cols += c;
+        entries += len * c;
+    }
+    std::string extra;
+    if (ls >> extra || (n > 0 && (cols != out.ncols || entries != out.nnz))) return false;
+    s = std::move(out);
+    return true;
+}
+
 // ---- text form -------------------------------------------------------------------------------------------
 
 namespace {
@@ -396,6 +499,10 @@ std::string to_text(const Table &t) {
     o << "sms " << t.device.sms << '\n';
     o << "l2_bytes " << t.device.l2_bytes << '\n';
     o << "smem_per_sm " << t.device.smem_per_sm << '\n';
+    const KernelShape &k = t.kernels;
+    o << "kernels " << k.chunk_entries << ' ' << k.chunk_smem_per_sm << ' ' << k.hot_blocks << ' ' << k.hot_blocks_per_sm
+      << ' ' << k.hot_fixed_smem << ' ' << k.l1_total << ' ' << k.stream_slots << ' ' << num(k.stream_hot_share) << ' '
+      << num(k.stream_hot_parts) << '\n';
     for (int fi = 0; fi < kFamilies; ++fi) {
         if (!t.has((Family)fi)) continue;
         o << "# " << family_name((Family)fi) << ':';
@@ -404,9 +511,10 @@ std::string to_text(const Table &t) {
         for (double c : t.coef[fi]) o << ' ' << num(c);
         o << '\n';
     }
+    for (const auto &m : t.matrices) o << stats_line(token(m.first), m.second) << '\n';
     for (const Sample &s : t.samples) {
-        o << "sample " << family_name(s.family) << ' ' << token(s.matrix) << ' ' << token(s.plan) << ' ' << num(s.ms);
-        for (int j = 0; j < family_features(s.family); ++j) o << ' ' << num(s.f[j]);
+        o << "sample " << token(s.matrix) << ' ' << s.plan.key() << ' ' << (s.weighted ? 1 : 0) << ' ' << num(s.ms);
+        for (int j = 0; j < family_features(s.family()); ++j) o << ' ' << num(s.f[j]);
         o << '\n';
     }
     return o.str();
@@ -448,25 +556,41 @@ bool parse(const std::string &text, Table &t, std::string &error) {
             if (!(ls >> out.device.l2_bytes) || out.device.l2_bytes <= 0) return bad("l2_bytes needs a positive integer");
         } else if (key == "smem_per_sm") {
             if (!(ls >> out.device.smem_per_sm) || out.device.smem_per_sm < 0) return bad("smem_per_sm needs an integer");
-        } else if (key == "coef" || key == "sample") {
+        } else if (key == "kernels") {
+            KernelShape &k = out.kernels;
+            if (!(ls >> k.chunk_entries >> k.chunk_smem_per_sm >> k.hot_blocks >> k.hot_blocks_per_sm >> k.hot_fixed_smem >>
+                  k.l1_total >> k.stream_slots >> k.stream_hot_share >> k.stream_hot_parts))
+                return bad("kernels needs 9 numbers");
+        } else if (key == "stats") {
+            std::string name;
+            MatrixStats st;
+            if (!parse_stats_line(line, name, st)) return bad("malformed stats line");
+            out.matrices.push_back({name, st});
+        } else if (key == "sample") {
+            Sample x;
+            std::string pk;
+            int w = 0;
+            if (!(ls >> x.matrix >> pk >> w >> x.ms) || !std::isfinite(x.ms) || (w != 0 && w != 1))
+                return bad("malformed sample");
+            if (!Plan::from_key(pk, x.plan)) return bad("unknown plan '" + pk + "'");
+            x.weighted = w == 1;
+            const int n = family_features(x.family());
+            for (int j = 0; j < n; ++j)
+                if (!(ls >> x.f[j]) || !std::isfinite(x.f[j]))
+                    return bad("sample needs " + std::to_string(n) + " features");
+            std::string extra;
+            if (ls >> extra) return bad("extra field '" + extra + "'");
+            out.samples.push_back(x);
+        } else if (key == "coef") {
             std::string fam;
             Family f;
             if (!(ls >> fam) || !family_from_name(fam, f)) return bad("unknown kernel family '" + fam + "'");
             const int n = family_features(f);
-            if (key == "coef") {
-                std::vector<double> c(n);
-                for (int j = 0; j < n; ++j)
-                    if (!(ls >> c[j]) || !std::isfinite(c[j]) || c[j] < 0)
-                        return bad("coef " + fam + " needs " + std::to_string(n) + " finite non-negative numbers");
-                out.coef[(int)f] = c;
-            } else {
-                Sample s;
-                s.family = f;
-                if (!(ls >> s.matrix >> s.plan >> s.ms) || !std::isfinite(s.ms)) return bad("malformed sample");
-                for (int j = 0; j < n; ++j)
-                    if (!(ls >> s.f[j]) || !std::isfinite(s.f[j])) return bad("sample " + fam + " needs " + std::to_string(n) + " features");
-                out.samples.push_back(s);
-            }
+            std::vector<double> c(n);
+            for (int j = 0; j < n; ++j)
+                if (!(ls >> c[j]) || !std::isfinite(c[j]) || c[j] < 0)
+                    return bad("coef " + fam + " needs " + std::to_string(n) + " finite non-negative numbers");
+            out.coef[(int)f] = c;
             std::string extra;
             if (ls >> extra) return bad("extra field '" + extra + "'");
         } else {

@@ -77,14 +77,21 @@ struct Plan {
     int64_t tile_width = 0;     // columns per dense tile (Tile, TileCoo)
     int64_t workload_size = 0;  // Tile: 0 autotuned per tile (Algorithm 3)
     std::string describe() const;
+    // A compact key, one token ("hot:8192:r7864320", "tile:28672:-1:0"), and back.
+    std::string key() const;
+    static bool from_key(const std::string &k, Plan &p);
     bool operator==(const Plan &o) const;
 };
 
 // What the features read of the backend besides the device (shapes fixed at compile time).
 struct KernelShape {
-    int64_t chunk_entries = 2048;  // CSR chunk kernel: entries per chunk
-    int hot_blocks = 264;          // hot kernel: persistent blocks (each copies the hot values)
-    int64_t stream_slots = 55456;  // streamed plan: slots per partition (fp32)
+    int64_t chunk_entries = 2048;     // CSR chunk kernel: entries per chunk
+    int64_t chunk_smem_per_sm = 0;    // ... its shared memory per SM (the rest of l1_total is L1)
+    int hot_blocks = 264;             // hot kernel: persistent blocks (each copies the hot values)
+    int hot_blocks_per_sm = 2;
+    int64_t hot_fixed_smem = 0;       // ... shared memory per block besides the hot values
+    int64_t l1_total = 256 * 1024;    // L1 and shared memory per SM
+    int64_t stream_slots = 55456;     // streamed plan: slots per partition (fp32)
     double stream_hot_share = 0.125, stream_hot_parts = 0.5;
 };
 
@@ -97,21 +104,32 @@ const char *feature_name(Family f, int i);
 
 // ---- the table ----------------------------------------------------------------------------------------
 
-// One microbenchmark: a plan's family, its features on a synthetic matrix, the measured time.
+// One microbenchmark: a plan on a synthetic matrix, a weighted or pattern product, its features
+// and the measured time.
 struct Sample {
-    Family family = Family::Chunk;
     std::string matrix;  // the synthetic matrix's name, e.g. "rmat:20:16:g500"
-    std::string plan;    // Plan::describe
+    Plan plan;
+    bool weighted = true;
     Features f{};
     double ms = 0;
+    Family family() const { return plan.family; }
 };
 
 struct Table {
     DeviceShape device;
+    KernelShape kernels;                              // the shapes the samples ran with
     std::array<std::vector<double>, kFamilies> coef;  // empty: the family was not measured
     std::vector<Sample> samples;                      // kept so that a table can be refitted
+    std::vector<std::pair<std::string, MatrixStats>> matrices;  // the samples' matrices
     bool has(Family f) const { return !coef[(int)f].empty(); }
+    // The samples' features computed again from their matrices' statistics (after a change of the
+    // features; a table written by an older psv), then fit() again.
+    void refeature();
 };
+// One line of a matrix's statistics ("stats NAME nrows ncols nnz max_row near L C L C ..."),
+// and back: the table keeps its samples' matrices, the bench prints the ones it measures.
+std::string stats_line(const std::string &name, const MatrixStats &s);
+bool parse_stats_line(const std::string &line, std::string &name, MatrixStats &s);
 
 // Text form (versioned; docs/design.md section 6): read back exactly what was written. parse
 // returns false with a message (line number and what is wrong) on a malformed text.
