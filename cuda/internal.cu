@@ -134,6 +134,12 @@ std::string model_stats_line(const psv_matrix *A, const std::string &name) {
     return tuning::stats_line(name, model_stats(M, M.columns, M.pattern ? 4 : type_size(M.type)));
 }
 
+double model_seconds(const psv_matrix *A) {
+    ContextCore &c = core_of(A);
+    std::lock_guard<std::recursive_mutex> g(c.mutex);
+    return as_cuda(*A->store).model_seconds;
+}
+
 void rebuild_with(psv_matrix *A, const FormatOptions &o) {
     ContextCore &c = core_of(A);
     std::lock_guard<std::recursive_mutex> g(c.mutex);

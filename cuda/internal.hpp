@@ -100,6 +100,8 @@ tuning::Plan built_plan(const psv_matrix *A, double *predicted_ms);
 // A's statistics as the model reads them (tuning::stats_line under `name`; the bench prints
 // them so that a model can be checked offline against what it measured).
 std::string model_stats_line(const psv_matrix *A, const std::string &name);
+// Seconds the performance model added to A's last rebuild (the length profile, the predictions).
+double model_seconds(const psv_matrix *A);
 // Rebuild A with options o (any FormatOptions; psv_matrix_set_option sets one at a time).
 void rebuild_with(psv_matrix *A, const FormatOptions &o);
 // Replace ctx's tuning table (tests): matrices built afterwards are planned with it.

@@ -47,6 +47,7 @@ std::vector<Candidate> plan_candidates(const psv_matrix *) { unavailable(); }
 tuning::Plan built_plan(const psv_matrix *, double *) { unavailable(); }
 void rebuild_with(psv_matrix *, const FormatOptions &) { unavailable(); }
 std::string model_stats_line(const psv_matrix *, const std::string &) { unavailable(); }
+double model_seconds(const psv_matrix *) { unavailable(); }
 void set_tuning_table(psv_context *, const tuning::Table &, tuning::Source) { unavailable(); }
 StreamCounts stream_counts(const psv_matrix *) { unavailable(); }
 psv_matrix *wrap_matrix(psv_context *, std::unique_ptr<MatrixStore>) { unavailable(); }

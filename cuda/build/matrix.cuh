@@ -46,6 +46,7 @@ struct ColumnStats {
     // (tuning::MatrixStats)
     std::vector<std::pair<int64_t, int64_t>> profile;
     int64_t near_entries = 0;
+    double profile_seconds = 0;  // the profile's making (the model's share of the ranking)
 };
 
 // What psv_matrix_info and psv_tile_info report of a tile-composite form, on the host.
@@ -187,6 +188,7 @@ public:
     tuning::Plan runner_up;
     double runner_up_ms = 0;
     int32_t plan_candidates = 0;
+    double model_seconds = 0;  // what the choice added to the rebuild: the profile, the predictions
     const std::vector<tuning::Ranked> &ranking() const { return ranking_; }
     std::string plan_text(int32_t which) const override;
 

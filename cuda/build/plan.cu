@@ -279,6 +279,7 @@ void CudaMatrix::rebuild(const FormatOptions &opt) {
     Buffer order, rank_of, ranked_keys;
     if (nvals > 0 && (k == PSV_KERNEL_AUTO || k == PSV_KERNEL_STREAM || table))
         cs = rank_columns(*be_, *this, p.hot_min_length, order, rank_of, &ranked_keys);
+    const auto t_model = std::chrono::steady_clock::now();
     const tuning::MatrixStats ms = model_stats(*this, cs, vb);
     // the candidates AUTO may choose among, ranked by the model's time where there is a table
     const std::vector<tuning::Plan> cands = auto_candidates(*this, p, vb, opt);
@@ -334,6 +335,7 @@ void CudaMatrix::rebuild(const FormatOptions &opt) {
         ncand = (int32_t)ranking.size() + (in ? 0 : 1);
         if (!have_runner) ncand = std::min<int32_t>(ncand, 1);
     }
+    const double model_s = seconds_since(t_model) + cs.profile_seconds;
     // the kernel and plan parameters of the chosen plan
     bool ranked = false;
     int64_t hot = 0, prefix = ncols;
@@ -390,6 +392,7 @@ void CudaMatrix::rebuild(const FormatOptions &opt) {
     runner_up = runner;
     runner_up_ms = runner_ms;
     plan_candidates = ncand;
+    model_seconds = model_s;
     ranking_ = std::move(ranking);
     form_ = std::move(form);
     summary_.reset();

@@ -3,6 +3,8 @@
 // tile-composite form use, and the counts the rules read.
 #include <cub/cub.cuh>
 
+#include <chrono>
+
 #include "cuda/build/build.cuh"
 #include "cuda/build/common.cuh"
 
@@ -107,6 +109,7 @@ ColumnStats rank_columns(CudaBackend &be, const CudaMatrix &M, int64_t hot_min_l
         be.download(stats, st_d.get(), 32);
         // the length profile: runs of equal lengths in the ranked keys
         {
+            const auto t0 = std::chrono::steady_clock::now();
             Buffer uk(&be, (size_t)ncols * 4), cnt(&be, (size_t)ncols * 4), nruns(&be, 8);
             be.cub_call([&](void *tmp, size_t &bytes) {
                 return cubns::DeviceRunLengthEncode::Encode(tmp, bytes, skey.as<uint32_t>(), uk.as<uint32_t>(),
@@ -122,6 +125,7 @@ ColumnStats rank_columns(CudaBackend &be, const CudaMatrix &M, int64_t hot_min_l
             }
             s.profile.resize((size_t)runs);
             for (int64_t r = 0; r < runs; ++r) s.profile[(size_t)r] = {(int64_t)~keys[(size_t)r], (int64_t)counts[(size_t)r]};
+            s.profile_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         }
         if (ranked_keys) *ranked_keys = std::move(skey);
     }
