@@ -96,8 +96,8 @@ if has sanitizer; then
     # racecheck it did not finish in 400 s. test_ranks' and test_chunks' NCCL rank (where NCCL is
     # built) meets NCCL's own probes for kernel images (cudaFuncGetAttributes inside ncclCommInitRank), which
     # memcheck reports as API errors: they run with --report-api-errors no.
-    tests=${RACE_TESTS:-"tests/gpu/test_gpu_stream tests/gpu/test_gpu_algo tests/gpu/test_gpu_chunks tests/gpu/test_gpu_builder tests/gpu/test_gpu_assemble tests/gpu/test_gpu_semirings tests/gpu/test_gpu_rmat tests/gpu/test_gpu_policy tests/c/test_pagerank tests/dist/test_ranks tests/dist/test_chunks"}
-    [ $tool = memcheck ] && tests=${MEM_TESTS:-"tests/gpu/test_gpu_stream tests/gpu/test_gpu_algo tests/gpu/test_gpu_chunks tests/gpu/test_gpu_builder tests/gpu/test_gpu_assemble tests/gpu/test_gpu_semirings tests/gpu/test_gpu_rmat tests/gpu/test_gpu_policy tests/c/test_pagerank tests/c/test_mxv tests/c/test_api tests/c/test_info tests/dist/test_dist tests/dist/test_ranks tests/dist/test_chunks"}
+    tests=${RACE_TESTS:-"tests/gpu/test_gpu_stream tests/gpu/test_gpu_algo tests/gpu/test_gpu_chunks tests/gpu/test_gpu_builder tests/gpu/test_gpu_assemble tests/gpu/test_gpu_semirings tests/gpu/test_gpu_rmat tests/gpu/test_gpu_policy tests/gpu/test_gpu_tuning tests/c/test_pagerank tests/dist/test_ranks tests/dist/test_chunks"}
+    [ $tool = memcheck ] && tests=${MEM_TESTS:-"tests/gpu/test_gpu_stream tests/gpu/test_gpu_algo tests/gpu/test_gpu_chunks tests/gpu/test_gpu_builder tests/gpu/test_gpu_assemble tests/gpu/test_gpu_semirings tests/gpu/test_gpu_rmat tests/gpu/test_gpu_policy tests/gpu/test_gpu_tuning tests/c/test_pagerank tests/c/test_mxv tests/c/test_api tests/c/test_info tests/dist/test_dist tests/dist/test_ranks tests/dist/test_chunks"}
     for t in $tests; do
       [ -x "$BUILD/$t" ] || continue
       if (( $(date +%s) - START > DEADLINE )); then add "$tool $(basename $t) | skipped (deadline)"; continue; fi
