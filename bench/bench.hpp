@@ -12,6 +12,7 @@
 //   capacity.cu      --capacity: the largest R-MAT, generated in chunks into psv's construction
 //   partition.cu     --partition: rows or columns per part, each part timed alone
 //   ranks.cu         --ranks: rank contexts (threads, a GPU each where there are enough), scaling
+//   exhaustive.cu    --exhaustive: every candidate plan of the performance model timed, against AUTO's
 //   device.cuh       device-code helpers (grid-stride loop, CUB temporaries, warp sums)
 #pragma once
 #include <cuda_runtime.h>
@@ -20,6 +21,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -150,6 +152,8 @@ struct Opts {
     };
     std::vector<Variant> variants;  // extra psv format options timed on every matrix
     std::vector<int64_t> proto_tw = {0, -1};  // bench prototype tile widths (0: L2 / 16 bytes; -1: one tile)
+    bool exhaustive = false;  // --exhaustive: every candidate plan of the model timed (exhaustive.cu)
+    std::string tune;         // --tune FILE: psv_context_tune (full effort) into FILE before the matrices
 };
 extern Opts O;
 
@@ -287,6 +291,27 @@ void inv_degree(int64_t n, const int32_t *rp, float *inv);
 
 void print_table();
 void write_outputs();
+// "k": v, (null where v is not finite; no comma where comma is false), for the JSON writers
+void jnum(FILE *f, const char *k, double v, bool comma = true);
+
+// ---- exhaustive.cu --------------------------------------------------------------------------------
+
+// How --exhaustive measures a plan, as psv_bench measures AUTO (psv_bench.cu's Inputs): the
+// weighted fp32 plus-times product's relative error against the fp64 reference, and its time.
+struct ProductTimer {
+    std::function<double(psv_matrix *)> error;
+    std::function<Stat(psv_matrix *)> time;
+};
+// --exhaustive on one matrix: PA as built under AUTO (res: its description, AUTO's time and
+// cuSPARSE's), every candidate of its last rebuild built with the candidate's options, checked to
+// build that plan, checked and timed with t; PA is rebuilt with its original options afterwards.
+// The results are kept for the table and the JSON.
+void bench_exhaustive(psv_matrix *PA, const Result &res, const ProductTimer &t);
+// The table of every matrix run so far (chosen against best, predicted against measured) and the
+// issue's targets; nothing where none ran.
+void print_exhaustive_table();
+// The JSON members `, "tuning_table": ..., "exhaustive": [...]` (written where --exhaustive is on).
+void json_exhaustive(FILE *f);
 
 // ---- prototype.cu ---------------------------------------------------------------------------------
 

@@ -25,6 +25,13 @@
 //   --partition P[,P...]       the following matrices: split into P parts by rows (bitonic) and
 //                              by columns (blocks, ranked blocks, bitonic), each part's product
 //                              timed alone, the exchange bytes counted (bench/partition.cu)
+//   --exhaustive               the performance model's choice against an exhaustive search: every
+//                              candidate plan of AUTO's rebuild built and its weighted product
+//                              timed as AUTO is; a table of chosen against best and predicted
+//                              against measured, and an "exhaustive" array in the JSON
+//                              (bench/exhaustive.cu, bench/tuning_plot.py)
+//   --tune FILE                before the matrices: psv_context_tune (full effort), the table
+//                              written to FILE and used for every matrix
 //
 // Timing: CUDA events on psv's own stream (psv::cuda::stream_of), median of R runs after W
 // warm-ups; before every timed run the L2 is flushed (a memset of 2x L2 outside the events) and
@@ -382,6 +389,11 @@ static void measure(const Csr &A, Result &res) {
     for (int k = 0; k < in.nx; ++k) XV.emplace_back(nc, in.X.p + (size_t)k * nc);
     DnVec YV(n, in.Y.p);
     const int best = time_cusparse_all(A, XV, YV, in, res);
+    if (O.exhaustive) {  // after AUTO's and cuSPARSE's times; PA is back under AUTO afterwards
+        ProductTimer pt{[&](psv_matrix *M) { return in.error(M, in.s_w, in.ref_w); },
+                        [&](psv_matrix *M) { return in.time(M, in.s_w); }};
+        bench_exhaustive(PA.get(), res, pt);
+    }
     // 4b. the gather probe (bench-side, not an SpMV): its best time over the layouts tried, here
     //     the matrix as given (no hot columns), in 5 the rank-ordered matrix with 0, 8192 and
     //     24576 hot columns (24576: 96 KB of shared memory per block, all an SM gives two blocks)
@@ -417,7 +429,8 @@ static void usage() {
     std::fprintf(stderr,
                  "usage: psv_bench [--runs R] [--warmup W] [--json F] [--csv F] [--svg F] [--no-algos] [--no-reorder]\n"
                  "                 [--no-flush] [--rwr-max-nnz N] [--algo-max-nnz N] [--seed S] [--contrast|--powerlaw]\n"
-                 "                 [--variant tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr|stream,hot=H,ranked=0|1,prefix=P,sbps=N,shs=X,shp=X]... MATRIX...\n"
+                 "                 [--variant tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr|stream,hot=H,ranked=0|1,prefix=P,sbps=N,shs=X,shp=X]...\n"
+                 "                 [--exhaustive] [--tune FILE] MATRIX...\n"
                  "  MATRIX: rmat:SCALE[:EF] | stencil:N | PATH[@LABEL]\n"
                  "       psv_bench --capacity [--weighted] [--transpose auto|cache|push] rmat:SCALE[:EF]...\n"
                  "  (capacity: R-MAT generated in chunks into psv's streamed construction, then PageRank)\n"
@@ -501,6 +514,8 @@ static std::vector<std::pair<std::string, std::string>> parse_args(int argc, cha
         else if (a == "--algo-max-nnz") O.algo_max_nnz = std::atoll(next().c_str());
         else if (a == "--seed") O.seed = std::strtoull(next().c_str(), nullptr, 10);
         else if (a == "--variant") O.variants.push_back(parse_variant(next()));
+        else if (a == "--exhaustive") O.exhaustive = true;
+        else if (a == "--tune") O.tune = next();
         else if (a == "--contrast") kind = "contrast";
         else if (a == "--capacity") kind = "capacity";
         else if (a == "--partition") {
@@ -562,6 +577,16 @@ static void setup() {
     std::snprintf(dn, sizeof dn, "%s (%d SMs, %d MB L2, CUDA runtime %d, driver %d, cuSPARSE %d.%d)", prop.name, prop.multiProcessorCount,
                   prop.l2CacheSize >> 20, rtv, drv, spv, spmin);
     g_device = dn;
+    if (!O.tune.empty()) {
+        std::printf("tuning the device (psv_context_tune, full effort) into %s...\n", O.tune.c_str());
+        std::fflush(stdout);
+        const double t0 = now_s();
+        const psv_status st = psv_context_tune(g_ctx, O.tune.c_str(), 1, 1);
+        if (st != PSV_SUCCESS) die("psv_context_tune: %s (%s)", psv_status_string(st), psv_context_last_error(g_ctx));
+        std::printf("tuned in %.1f s\n", now_s() - t0);
+        pool_trim();
+    }
+    std::printf("tuning table: %s\n", psv_context_tuning_text(g_ctx));
     g_timer.init((size_t)prop.l2CacheSize);
     g_copy_bw = measure_copy_bw();
     std::printf("device: %s\ncopy bandwidth: %.3f TB/s (1 GiB device-to-device, read + write)\n", g_device.c_str(), g_copy_bw / 1e12);
@@ -598,6 +623,7 @@ int main(int argc, char **argv) {
         write_outputs();  // after every matrix: a later failure keeps what was measured
     }
     if (!g_results.empty()) print_table();
+    print_exhaustive_table();
     print_partition_table();
     write_outputs();
     g_timer.release();

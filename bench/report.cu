@@ -74,7 +74,7 @@ void print_table() {
     std::fflush(stdout);
 }
 
-static void jnum(FILE *f, const char *k, double v, bool comma = true) {
+void jnum(FILE *f, const char *k, double v, bool comma) {
     if (std::isfinite(v)) std::fprintf(f, "\"%s\": %.6g%s", k, v, comma ? ", " : "");
     else std::fprintf(f, "\"%s\": null%s", k, comma ? ", " : "");
 }
@@ -162,7 +162,9 @@ static void write_json(const std::string &path) {
         json_matrix(f, g_results[i]);
         std::fprintf(f, "}%s\n", i + 1 < g_results.size() ? "," : "");
     }
-    std::fprintf(f, "]}\n");
+    std::fprintf(f, "]");
+    json_exhaustive(f);
+    std::fprintf(f, "}\n");
     std::fclose(f);
 }
 

@@ -11,6 +11,14 @@
 #                                     device tool can carry it; else ../shared/data)
 #   PSV_BENCH_SET=quick               a smoke set (R-MAT 16 and 20, one real graph, one contrast)
 #   PSV_BENCH_ARGS="..."              extra psv_bench options (e.g. --runs 100)
+#   EXHAUSTIVE=1 bench/run.sh         the self-tuning check (issue 21) on the same set: psv_bench
+#                                     --exhaustive --runs 20 --warmup 3 (every candidate plan of the
+#                                     model timed against AUTO's choice; the algorithms, reordering,
+#                                     prototypes and other kernels left out), into exhaustive.json,
+#                                     exhaustive.log, tuning.svg and tuning.md (bench/tuning_plot.py)
+#   TUNE=1                            with EXHAUSTIVE=1: measure the device first (psv_context_tune,
+#                                     full effort; a few minutes) into $OUT/tuning.tbl and plan with
+#                                     that table, for a device with no table shipped or cached
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/bench-out}
@@ -47,6 +55,18 @@ if [ "${PSV_BENCH_SET:-standard}" = quick ]; then
   set_args=(rmat:16 rmat:20 "${real[@]:0:1}" --contrast "${contrast[@]:0:1}" stencil:64)
 else
   set_args=("${real[@]}" rmat:20 rmat:21 rmat:22 rmat:23 rmat:24 rmat:25 rmat:26 --contrast "${contrast[@]}" stencil:215)
+fi
+if [ "${EXHAUSTIVE:-0}" = 1 ]; then
+  tune=()
+  [ "${TUNE:-0}" = 1 ] && tune=(--tune "$OUT/tuning.tbl")
+  # shellcheck disable=SC2086
+  "$BIN" --exhaustive --runs 20 --warmup 3 --no-algos --no-reorder --proto-tw none --kernels none "${tune[@]}" \
+    --json "$OUT/exhaustive.json" ${PSV_BENCH_ARGS:-} "${set_args[@]}" 2>&1 | tee "$OUT/exhaustive.log"
+  status=${PIPESTATUS[0]}
+  if [ -f "$OUT/exhaustive.json" ]; then
+    python3 bench/tuning_plot.py "$OUT/exhaustive.json" --svg "$OUT/tuning.svg" --md >"$OUT/tuning.md" || status=1
+  fi
+  exit "$status"
 fi
 # shellcheck disable=SC2086
 "$BIN" --json "$OUT/bench.json" --csv "$OUT/bench.csv" --svg "$OUT/speedup.svg" ${PSV_BENCH_ARGS:-} "${set_args[@]}" \
