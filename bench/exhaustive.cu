@@ -5,6 +5,7 @@
 // the fp64 reference and timed as psv_bench times AUTO; then the matrix is rebuilt with its
 // original options. The chosen plan's time is its candidate's (AUTO's own time where the chosen
 // plan is not among the candidates); the best is the fastest candidate built as listed.
+#include <cctype>
 #include <new>
 
 #include "bench/bench.hpp"
@@ -148,6 +149,16 @@ void bench_exhaustive(psv_matrix *PA, const Result &res, const ProductTimer &t) 
                 m.auto_plan.c_str(), m.predicted_ms, m.runner_up_plan.empty() ? "none" : m.runner_up_plan.c_str(), m.runner_up_ms,
                 cands.size());
     if (cands.empty()) std::printf("exhaustive: no candidates to time (tuning table: %s)\n", psv_context_tuning_text(g_ctx));
+    // the model's input, for an offline check of other features or tables (lines "stats ...")
+    std::string label = res.name;
+    for (char &ch : label)
+        if (std::isspace((unsigned char)ch)) ch = '_';
+    if (!cands.empty()) {
+        const double ms_model = psv::cuda::model_seconds(PA);
+        std::printf("exhaustive: the model's cost %.4f s of the build's %.3f s (%.1f %%)\n", ms_model, res.build_s,
+                    100.0 * ms_model / res.build_s);
+        std::printf("%s\n", psv::cuda::model_stats_line(PA, label).c_str());
+    }
     std::fflush(stdout);
     for (size_t i = 0; i < cands.size(); ++i) {
         CandidateResult r;
@@ -166,6 +177,8 @@ void bench_exhaustive(psv_matrix *PA, const Result &res, const ProductTimer &t) 
                         "build %.2f s\n",
                         i + 1, cands.size(), r.plan.c_str(), r.predicted_ms, r.measured.med, r.predicted_ms / r.measured.med, r.err,
                         r.build_s);
+            if (r.built.empty())
+                std::printf("measured %s %s 1 %.6f\n", label.c_str(), cands[i].plan.key().c_str(), r.measured.med);
         }
         std::fflush(stdout);
         m.cands.push_back(std::move(r));
