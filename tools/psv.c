@@ -10,8 +10,9 @@
  *                 [--kernel K] [--hot-columns N] [--rank-order 0|1] [--plan-choice model|rules]
  *   psv convert IN OUT.psv [--backend ...]
  *   psv tune-device [--device N] [--out FILE] [--quick] [--backend ...]
- * Every command takes the read options --undirected (both directions of every edge) and
- * --relabel (ids compacted in order of first appearance; convert: --undirected only).
+ * Every command but tune-device takes the read options --undirected (both directions of every
+ * edge) and --relabel (ids compacted in order of first appearance; convert: --undirected only).
+ * tune-device runs on CUDA unless --backend says otherwise (the CPU backend has no model to tune).
  *
  * FILE "-" is standard input (read once, like any pipe). Vertex ids are printed as in the input
  * file: 0-based for edge lists, 1-based for Matrix Market and METIS (as the single read
@@ -90,14 +91,14 @@ static void usage(FILE *f) {
             "  pagerank FILE  PageRank (LAGraph definition); prints 'vertex rank' lines\n"
             "  hits FILE      HITS hubs and authorities; prints 'vertex hub authority' lines\n"
             "  rwr FILE       random walk with restart from --query v[,v...]\n"
-            "  info FILE      size, degree skew and the tile-composite form\n"
+            "  info FILE      size, degree skew, the tile-composite form and the plan psv_mxv runs\n"
             "  convert IN OUT.psv  write IN (any format read) in psv's binary format, which\n"
             "                 psv_matrix_read and every command load without parsing\n"
             "  tune-device    measure a CUDA device and write its tuning table (the performance\n"
             "                 model's coefficients), by default to the user's cache where later\n"
             "                 runs on that device find it\n"
             "options:\n"
-            "  --backend cpu|cuda|auto   (default auto: CUDA where a GPU exists)\n"
+            "  --backend cpu|cuda|auto   (default auto: CUDA where a GPU exists; tune-device: cuda)\n"
             "  --damping D               PageRank damping (default 0.85)\n"
             "  --c C                     RWR restart constant c (default 0.9)\n"
             "  --query v[,v...]          RWR query vertices (ids as in the file)\n"
