@@ -19,7 +19,8 @@ Parameter kinds (the mapping every binding follows):
   - a scalar (int32_t, int64_t, size_t, double, float or an alias of them): by value;
   - `[const] psv_x *` for a handle: the handle (Fortran type(c_ptr), value);
   - `psv_x **`: an output handle (Fortran type(c_ptr), intent(out); intent(inout) for *_free);
-  - `const char *`: a NUL-terminated string (Fortran character(kind=c_char) :: s(*));
+  - `const char *`: a NUL-terminated string (Fortran character(kind=c_char) :: s(*); `optional`
+    where its @param line names NULL, e.g. psv_context_tune's path);
   - `[const] void *`: untyped memory (Fortran type(c_ptr), value: pass c_loc(x));
   - `const <number> *`: an input array (Fortran x(*), intent(in));
   - `<number> *`: an output array when its @param doc says "array" or "... each", or the
@@ -270,6 +271,12 @@ def ptr_is_array(h, p, func):
     return False
 
 
+def string_may_be_null(func, p):
+    """A string parameter whose @param line gives NULL a meaning ("NULL: the user's cache")."""
+    _, desc = doc_param(func, p.name)
+    return re.search(r"\bNULL\b", desc) is not None
+
+
 def out_intent(func, p):
     d, _ = doc_param(func, p.name)
     if d == "in,out" or (d is None and p.name == "n"):
@@ -368,7 +375,8 @@ def gen_fortran(h):
                 intent = "inout" if f.name.endswith("_free") else "out"
                 d = "type(c_ptr), intent(%s) :: %s" % (intent, n)
             elif k == "string":
-                d = "character(kind=c_char), intent(in) :: %s(*)" % n
+                opt = ", optional" if string_may_be_null(f, p) else ""
+                d = "character(kind=c_char), intent(in)%s :: %s(*)" % (opt, n)
             elif k == "array_in":
                 d = "%s, intent(in), optional :: %s(*)" % (BASE[base][1], n)
             elif k == "ptr_out":

@@ -83,13 +83,16 @@ class Coverage(unittest.TestCase):
             self.assertIn("const %s = " % name, jl)
 
     def test_structs(self):
-        names = [s[0] for s in self.h.structs]
-        self.assertEqual(names, ["psv_id", "psv_matrix_info", "psv_tile_info"])
-        self.assertEqual(gb.layout(self.h.structs[0][1]), (256, 8))  # PSV_ID_BYTES, opaque
-        mi = dict((f[1], f) for f in self.h.structs[1][1])
-        self.assertEqual(mi["reserved"], ("int64_t", "reserved", 6))  # device_bytes and peak_bytes took a word each
+        structs = dict(self.h.structs)
+        self.assertEqual(list(structs), ["psv_tuning_info", "psv_id", "psv_matrix_info", "psv_tile_info"])
+        self.assertEqual(gb.layout(structs["psv_tuning_info"]), (56, 8))
+        self.assertEqual(gb.layout(structs["psv_id"]), (256, 8))  # PSV_ID_BYTES, opaque
+        mi = dict((f[1], f) for f in structs["psv_matrix_info"])
+        # device_bytes and peak_bytes took a word each, the performance model's fields five
+        self.assertEqual(mi["reserved"], ("int64_t", "reserved", 1))
         self.assertEqual(mi["padding_ratio"][0], "double")
-        self.assertEqual(gb.layout(self.h.structs[2][1]), (104, 8))
+        self.assertEqual(mi["predicted_ms"][0], "double")
+        self.assertEqual(gb.layout(structs["psv_tile_info"]), (104, 8))
 
     def test_version_collision_renamed_in_fortran_only(self):
         f90 = self.out[gb.OUT_FORTRAN]
@@ -155,6 +158,9 @@ class NewPrototypes(unittest.TestCase):
         self.assertIn("intent(out), optional :: nrows  !", self.block("psv_matrix_nrows"))
         self.assertIn("character(kind=c_char), intent(in) :: path(*)",
                       self.block("psv_matrix_read"))
+        # a string whose @param gives NULL a meaning may be absent
+        self.assertIn("character(kind=c_char), intent(in), optional :: path(*)",
+                      self.block("psv_context_tune"))
         self.assertIn("type(psv_matrix_info), intent(out) :: info", self.block("psv_matrix_info_get"))
         self.assertRegex(self.f90, r"subroutine psv_matrix_free\(A\)[^\n]*\n.*\n.*\n"
                          r"\s*type\(c_ptr\), intent\(inout\) :: A")

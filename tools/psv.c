@@ -7,9 +7,12 @@
  *   psv rwr FILE --query v[,v...] [--backend ...] [--c C] [--tol T] [--max-iter N] [--top K]
  *                     [--output FILE]
  *   psv info FILE [--backend ...] [--tile-width W] [--max-tiles T] [--workload-size S]
+ *                 [--kernel K] [--hot-columns N] [--rank-order 0|1] [--plan-choice model|rules]
  *   psv convert IN OUT.psv [--backend ...]
- * Every command takes the read options --undirected (both directions of every edge) and
- * --relabel (ids compacted in order of first appearance; convert: --undirected only).
+ *   psv tune-device [--device N] [--out FILE] [--quick] [--backend ...]
+ * Every command but tune-device takes the read options --undirected (both directions of every
+ * edge) and --relabel (ids compacted in order of first appearance; convert: --undirected only).
+ * tune-device runs on CUDA unless --backend says otherwise (the CPU backend has no model to tune).
  *
  * FILE "-" is standard input (read once, like any pipe). Vertex ids are printed as in the input
  * file: 0-based for edge lists, 1-based for Matrix Market and METIS (as the single read
@@ -37,6 +40,33 @@
 /* Exit status of a run of pagerank, hits or rwr that did not converge within --max-iter. */
 #define PSV_EXIT_NOT_CONVERGED 3
 
+/* The format options psv_context_set_option takes before the read: the command-line name, the
+ * option, and the range of a number (--kernel and --plan-choice take names instead). */
+typedef struct {
+    const char *name;
+    psv_option option;
+    double lo, hi;
+} format_option;
+
+static const format_option format_options[] = {
+    {"--tile-width", PSV_OPT_TILE_WIDTH, 0, 9e18},
+    {"--max-tiles", PSV_OPT_MAX_TILES, -1, 9e18},
+    {"--workload-size", PSV_OPT_WORKLOAD_SIZE, 0, 9e18},
+    {"--kernel", PSV_OPT_KERNEL, 0, 0},
+    {"--hot-columns", PSV_OPT_HOT_COLUMNS, -1, 2147483647},
+    {"--rank-order", PSV_OPT_RANK_ORDER, 0, 1},
+    {"--plan-choice", PSV_OPT_PLAN_CHOICE, 0, 0},
+};
+#define FORMAT_OPTIONS (sizeof format_options / sizeof format_options[0])
+#define NOT_GIVEN INT64_MIN
+
+/* The kernel table's names, space-separated ("auto tile-composite ..."). */
+static const char kernel_names[] = ""
+#define PSV_KERNEL_ENTRY(NAME, TEXT) TEXT " "
+#include "../src/core/kernels.def"
+#undef PSV_KERNEL_ENTRY
+    ;
+
 typedef struct {
     const char *file;
     const char *output;
@@ -48,7 +78,10 @@ typedef struct {
     double damping, tol, c;
     int32_t max_iter;
     int64_t top;
-    int64_t tile_width, max_tiles, workload_size;
+    int64_t format[FORMAT_OPTIONS]; /* format_options' values, or NOT_GIVEN */
+    int32_t device;                 /* tune-device --device */
+    const char *table;              /* tune-device --out: where the table goes (NULL: the cache) */
+    int quick;                      /* tune-device --quick */
 } options;
 
 static void usage(FILE *f) {
@@ -58,11 +91,14 @@ static void usage(FILE *f) {
             "  pagerank FILE  PageRank (LAGraph definition); prints 'vertex rank' lines\n"
             "  hits FILE      HITS hubs and authorities; prints 'vertex hub authority' lines\n"
             "  rwr FILE       random walk with restart from --query v[,v...]\n"
-            "  info FILE      size, degree skew and the tile-composite form\n"
+            "  info FILE      size, degree skew, the tile-composite form and the plan psv_mxv runs\n"
             "  convert IN OUT.psv  write IN (any format read) in psv's binary format, which\n"
             "                 psv_matrix_read and every command load without parsing\n"
+            "  tune-device    measure a CUDA device and write its tuning table (the performance\n"
+            "                 model's coefficients), by default to the user's cache where later\n"
+            "                 runs on that device find it\n"
             "options:\n"
-            "  --backend cpu|cuda|auto   (default auto: CUDA where a GPU exists)\n"
+            "  --backend cpu|cuda|auto   (default auto: CUDA where a GPU exists; tune-device: cuda)\n"
             "  --damping D               PageRank damping (default 0.85)\n"
             "  --c C                     RWR restart constant c (default 0.9)\n"
             "  --query v[,v...]          RWR query vertices (ids as in the file)\n"
@@ -71,6 +107,13 @@ static void usage(FILE *f) {
             "  --top K                   only the K highest, sorted (default: all, by vertex)\n"
             "  --output FILE             write results there instead of stdout\n"
             "  --tile-width W --max-tiles T --workload-size S   format options (info)\n"
+            "  --kernel K                the kernel (info): %s\n"
+            "  --hot-columns N           CUDA auto plan: columns of x in shared memory, -1 chosen (info)\n"
+            "  --rank-order 0|1          CUDA auto plan: x read in plain or column rank order (info)\n"
+            "  --plan-choice model|rules how auto chooses the CUDA plan (info; default model)\n"
+            "  --device N                tune-device: the CUDA device (default 0)\n"
+            "  --out FILE                tune-device: write the table there instead of the cache\n"
+            "  --quick                   tune-device: a quick pass on small matrices\n"
             "  --undirected              store both directions of every edge (a self loop once)\n"
             "  --relabel                 compact the ids in order of first appearance (any id up\n"
             "                            to 2^63-1); results and --query use the file's ids\n"
@@ -78,7 +121,8 @@ static void usage(FILE *f) {
             "  --version\n"
             "FILE '-' is standard input (plain or gzip). An option a command does not take is an error.\n"
             "exit status: 0 success, 1 failure, 2 usage error, 3 not converged within --max-iter\n"
-            "(pagerank, hits, rwr: the results are still written; stderr says so)\n");
+            "(pagerank, hits, rwr: the results are still written; stderr says so)\n",
+            kernel_names);
 }
 
 static int parse_number(const char *s, double *out) {
@@ -92,8 +136,10 @@ static const char *options_of(const char *cmd) {
     if (!strcmp(cmd, "pagerank")) return " backend damping tol max-iter top output undirected relabel ";
     if (!strcmp(cmd, "hits")) return " backend tol max-iter top output undirected relabel ";
     if (!strcmp(cmd, "rwr")) return " backend query c tol max-iter top output undirected relabel ";
-    if (!strcmp(cmd, "info")) return " backend tile-width max-tiles workload-size undirected relabel ";
+    if (!strcmp(cmd, "info"))
+        return " backend tile-width max-tiles workload-size kernel hot-columns rank-order plan-choice undirected relabel ";
     if (!strcmp(cmd, "convert")) return " backend undirected ";
+    if (!strcmp(cmd, "tune-device")) return " backend device out quick ";
     return " ";
 }
 
@@ -106,7 +152,7 @@ static int takes_option(const char *cmd, const char *opt) {
 
 /* Whether some command takes the option: known, even where this command does not take it. */
 static int known_option(const char *opt) {
-    static const char *const commands[] = {"pagerank", "hits", "rwr", "info", "convert"};
+    static const char *const commands[] = {"pagerank", "hits", "rwr", "info", "convert", "tune-device"};
     for (size_t c = 0; c < sizeof commands / sizeof commands[0]; ++c)
         if (takes_option(commands[c], opt)) return 1;
     return 0;
@@ -123,6 +169,29 @@ static int parse_int_option(const char *opt, const char *val, double lo, double 
     return 0;
 }
 
+/* A format option's value: a kernel name, model|rules, or a whole number in the option's range
+ * (2 on a usage error naming the option). */
+static int parse_format_option(const format_option *f, const char *val, int64_t *out) {
+    if (f->option == PSV_OPT_KERNEL) {
+        const int32_t k = psv_kernel_by_name(val);
+        if (k < 0) {
+            fprintf(stderr, "psv: --kernel takes one of %s(not '%s')\n", kernel_names, val);
+            return 2;
+        }
+        *out = k;
+        return 0;
+    }
+    if (f->option == PSV_OPT_PLAN_CHOICE) {
+        if (strcmp(val, "model") && strcmp(val, "rules")) {
+            fprintf(stderr, "psv: --plan-choice is model or rules, not '%s'\n", val);
+            return 2;
+        }
+        *out = strcmp(val, "model") ? PSV_CHOICE_RULES : PSV_CHOICE_MODEL;
+        return 0;
+    }
+    return parse_int_option(f->name, val, f->lo, f->hi, out);
+}
+
 /* Returns 0 on success, 2 on a usage error (message printed). */
 static int parse_options(const char *cmd, int argc, char **argv, int first, options *o) {
     o->file = NULL;
@@ -130,14 +199,18 @@ static int parse_options(const char *cmd, int argc, char **argv, int first, opti
     o->out = stdout;
     o->query = NULL;
     o->file2 = NULL;
-    o->backend = PSV_BACKEND_AUTO;
+    o->backend = strcmp(cmd, "tune-device") ? PSV_BACKEND_AUTO : PSV_BACKEND_CUDA;
     o->read_flags = 0;
     o->damping = 0.85;
     o->c = 0.9;
     o->tol = 1e-6;
     o->max_iter = 100;
     o->top = -1;
-    o->tile_width = o->max_tiles = o->workload_size = -2; /* -2: not given */
+    for (size_t k = 0; k < FORMAT_OPTIONS; ++k) o->format[k] = NOT_GIVEN;
+    o->device = 0;
+    o->table = NULL;
+    o->quick = 0;
+    const int takes_file = strcmp(cmd, "tune-device") != 0;
     for (int i = first; i < argc; ++i) {
         const char *a = argv[i];
         if (a[0] != '-' || a[1] == 0) {
@@ -145,7 +218,7 @@ static int parse_options(const char *cmd, int argc, char **argv, int first, opti
                 o->file2 = a;
                 continue;
             }
-            if (o->file) {
+            if (o->file || !takes_file) {
                 fprintf(stderr, "psv: unexpected argument '%s'\n", a);
                 return 2;
             }
@@ -164,6 +237,10 @@ static int parse_options(const char *cmd, int argc, char **argv, int first, opti
             o->read_flags |= !strcmp(a, "--undirected") ? PSV_READ_UNDIRECTED : PSV_READ_RELABEL;
             continue;
         }
+        if (!strcmp(a, "--quick")) {
+            o->quick = 1;
+            continue;
+        }
         if (i + 1 >= argc) {
             fprintf(stderr, "psv: option %s needs a value\n", a);
             return 2;
@@ -171,7 +248,11 @@ static int parse_options(const char *cmd, int argc, char **argv, int first, opti
         const char *val = argv[++i];
         double v;
         int64_t k;
-        if (!strcmp(a, "--backend")) {
+        size_t f = 0;
+        while (f < FORMAT_OPTIONS && strcmp(a, format_options[f].name)) ++f;
+        if (f < FORMAT_OPTIONS) {
+            if (parse_format_option(&format_options[f], val, &o->format[f])) return 2;
+        } else if (!strcmp(a, "--backend")) {
             if (!strcmp(val, "cpu")) o->backend = PSV_BACKEND_CPU;
             else if (!strcmp(val, "cuda")) o->backend = PSV_BACKEND_CUDA;
             else if (!strcmp(val, "auto")) o->backend = PSV_BACKEND_AUTO;
@@ -197,18 +278,14 @@ static int parse_options(const char *cmd, int argc, char **argv, int first, opti
         } else if (!strcmp(a, "--top")) {
             if (parse_int_option(a, val, 0, 9e18, &k)) return 2;
             o->top = k;
-        } else if (!strcmp(a, "--tile-width")) {
-            if (parse_int_option(a, val, 0, 9e18, &k)) return 2;
-            o->tile_width = k;
-        } else if (!strcmp(a, "--max-tiles")) {
-            if (parse_int_option(a, val, -1, 9e18, &k)) return 2;
-            o->max_tiles = k;
-        } else {  /* --workload-size */
-            if (parse_int_option(a, val, 0, 9e18, &k)) return 2;
-            o->workload_size = k;
+        } else if (!strcmp(a, "--device")) {
+            if (parse_int_option(a, val, 0, 2147483647, &k)) return 2;
+            o->device = (int32_t)k;
+        } else {  /* --out */
+            o->table = val;
         }
     }
-    if (!o->file) {
+    if (!o->file && takes_file) {
         fprintf(stderr, "psv: no input FILE\n");
         return 2;
     }
@@ -232,19 +309,27 @@ static int fail_with(psv_context *ctx, const char *what, psv_status s) {
     return 1;
 }
 
-/* Create the context and read FILE into *A, with progress on stderr. */
+/* Create the context of --backend on device `device`; 1 on failure (the reason printed). */
+static int create_context(const options *o, int32_t device, psv_context **ctx) {
+    psv_status s = psv_context_create(o->backend, device, ctx);
+    if (s == PSV_SUCCESS) return 0;
+    const char *why = psv_internal_context_create_error();
+    fprintf(stderr, "psv: creating the context failed: %s\n  %s\n", psv_status_string(s), *why ? why : "(no reason given)");
+    return 1;
+}
+
+/* Create the context, set the format options given, and read FILE into *A, with progress on
+ * stderr. */
 static int open_graph(const options *o, psv_context **ctx, psv_matrix **A) {
-    psv_status s = psv_context_create(o->backend, 0, ctx);
+    if (create_context(o, 0, ctx)) return 1;
+    psv_status s = psv_context_set_option(*ctx, PSV_OPT_PROGRESS, 1);
+    for (size_t f = 0; f < FORMAT_OPTIONS && s == PSV_SUCCESS; ++f)
+        if (o->format[f] != NOT_GIVEN) s = psv_context_set_option(*ctx, format_options[f].option, o->format[f]);
     if (s != PSV_SUCCESS) {
-        const char *why = psv_internal_context_create_error();
-        fprintf(stderr, "psv: creating the context failed: %s\n  %s\n", psv_status_string(s),
-                *why ? why : "(no reason given)");
-        return 1;
+        int r = fail_with(*ctx, "setting the format options", s);
+        psv_context_free(ctx);
+        return r;
     }
-    psv_context_set_option(*ctx, PSV_OPT_PROGRESS, 1);
-    if (o->tile_width >= 0) psv_context_set_option(*ctx, PSV_OPT_TILE_WIDTH, o->tile_width);
-    if (o->max_tiles >= -1 && o->max_tiles != -2) psv_context_set_option(*ctx, PSV_OPT_MAX_TILES, o->max_tiles);
-    if (o->workload_size >= 0) psv_context_set_option(*ctx, PSV_OPT_WORKLOAD_SIZE, o->workload_size);
     double t0 = now();
     s = psv_matrix_read_with_flags(*ctx, o->file, o->read_flags, A);
     if (s != PSV_SUCCESS) {
@@ -383,6 +468,20 @@ static int cmd_pagerank(const options *o) {
     return r;
 }
 
+/* The plan psv_mxv runs, the model's predicted time and runner-up, and the tuning table. */
+static void print_plan(const psv_context *ctx, const psv_matrix *A, const psv_matrix_info *in) {
+    const char *plan = psv_matrix_plan(A, 0);
+    printf("plan           %s\n", *plan ? plan : "(not described)");
+    if (in->predicted_ms > 0) printf("predicted      %.4g ms per product\n", in->predicted_ms);
+    else printf("predicted      no model\n");
+    if (in->plan_candidates >= 2)
+        printf("runner-up      %s (%s), %.4g ms; %d candidates\n", psv_matrix_plan(A, 1),
+               psv_kernel_name(in->runner_up_kernel), in->runner_up_ms, in->plan_candidates);
+    if (in->hot_columns) printf("hot columns    %lld\n", (long long)in->hot_columns);
+    if (in->ranked_columns) printf("ranked columns %lld (read in column rank order)\n", (long long)in->ranked_columns);
+    printf("tuning         %s\n", psv_context_tuning_text(ctx));
+}
+
 static int cmd_info(const options *o) {
     psv_context *ctx;
     psv_matrix *A;
@@ -412,6 +511,7 @@ static int cmd_info(const options *o) {
         printf("stored         %lld slots, padding ratio %.3f, %.1f MB\n", (long long)in.stored_entries,
                in.padding_ratio, (double)in.bytes / 1e6);
         printf("kernel         %s\n", psv_kernel_name(in.kernel));
+        print_plan(ctx, A, &in);
         const double per = in.nvals ? (double)in.nvals : 1.0;
         printf("memory now     %.1f MB (%.2f bytes per entry)\n", (double)in.device_bytes / 1e6,
                (double)in.device_bytes / per);
@@ -443,6 +543,23 @@ static int cmd_convert(const options *o) {
     psv_status s = psv_matrix_write(A, o->file2);
     if (s != PSV_SUCCESS) r = fail_with(ctx, "writing", s);
     psv_matrix_free(&A);
+    psv_context_free(&ctx);
+    return r;
+}
+
+/* psv tune-device: the device's tuning table as it is, then measured and written (--out FILE,
+ * else the user's cache). */
+static int cmd_tune_device(const options *o) {
+    psv_context *ctx;
+    if (create_context(o, o->device, &ctx)) return 1;
+    if (!strcmp(backend_name(ctx), "cuda")) printf("device         cuda %d\n", (int)o->device);
+    else printf("device         cpu\n");
+    printf("tuning was     %s\n", psv_context_tuning_text(ctx));
+    fflush(stdout);
+    psv_status s = psv_context_tune(ctx, o->table, o->quick ? 0 : 1, 1);
+    int r = 0;
+    if (s != PSV_SUCCESS) r = fail_with(ctx, "tuning", s);
+    else printf("tuning now     %s\n", psv_context_tuning_text(ctx));
     psv_context_free(&ctx);
     return r;
 }
@@ -638,6 +755,7 @@ static const command commands[] = {
     {"rwr", cmd_rwr},
     {"info", cmd_info},
     {"convert", cmd_convert},
+    {"tune-device", cmd_tune_device},
 };
 
 int main(int argc, char **argv) {

@@ -65,6 +65,11 @@ module psv_c
   integer(c_int32_t), parameter :: PSV_OPT_KERNEL = 4
   integer(c_int32_t), parameter :: PSV_OPT_PROGRESS = 5
   integer(c_int32_t), parameter :: PSV_OPT_TRANSPOSE = 6
+  integer(c_int32_t), parameter :: PSV_OPT_HOT_COLUMNS = 7
+  integer(c_int32_t), parameter :: PSV_OPT_RANK_ORDER = 8
+  integer(c_int32_t), parameter :: PSV_OPT_PLAN_CHOICE = 9
+  integer(c_int32_t), parameter :: PSV_CHOICE_MODEL = 0
+  integer(c_int32_t), parameter :: PSV_CHOICE_RULES = 1
   integer(c_int32_t), parameter :: PSV_TRANSPOSE_AUTO = 0
   integer(c_int32_t), parameter :: PSV_TRANSPOSE_CACHE = 1
   integer(c_int32_t), parameter :: PSV_TRANSPOSE_PUSH = 2
@@ -73,10 +78,23 @@ module psv_c
   integer(c_int32_t), parameter :: PSV_KERNEL_TILE_COO = 2
   integer(c_int32_t), parameter :: PSV_KERNEL_CSR = 3
   integer(c_int32_t), parameter :: PSV_KERNEL_STREAM = 4
+  integer(c_int32_t), parameter :: PSV_TUNING_NONE = 0
+  integer(c_int32_t), parameter :: PSV_TUNING_USER = 1
+  integer(c_int32_t), parameter :: PSV_TUNING_SHIPPED = 2
+  integer(c_int32_t), parameter :: PSV_TUNING_NEAREST = 3
   integer(c_int32_t), parameter :: PSV_MAX_PARTS = 1024
   integer(c_int32_t), parameter :: PSV_ID_BYTES = 256
   integer(c_int32_t), parameter :: PSV_READ_UNDIRECTED = 1
   integer(c_int32_t), parameter :: PSV_READ_RELABEL = 2
+
+  type, bind(C) :: psv_tuning_info
+    integer(c_int32_t) :: source
+    integer(c_int32_t) :: cc_major
+    integer(c_int32_t) :: cc_minor
+    integer(c_int32_t) :: families
+    integer(c_int64_t) :: samples
+    integer(c_int64_t) :: reserved(4)
+  end type psv_tuning_info
 
   type, bind(C) :: psv_id
     integer(c_int64_t) :: opaque(32)
@@ -104,7 +122,13 @@ module psv_c
     real(c_double) :: build_seconds
     integer(c_int64_t) :: device_bytes
     integer(c_int64_t) :: peak_bytes
-    integer(c_int64_t) :: reserved(6)
+    real(c_double) :: predicted_ms
+    real(c_double) :: runner_up_ms
+    integer(c_int32_t) :: runner_up_kernel
+    integer(c_int32_t) :: plan_candidates
+    integer(c_int64_t) :: hot_columns
+    integer(c_int64_t) :: ranked_columns
+    integer(c_int64_t) :: reserved(1)
   end type psv_matrix_info
 
   type, bind(C) :: psv_tile_info
@@ -187,6 +211,31 @@ module psv_c
       integer(c_int32_t), value :: backend  ! psv_backend
       integer(c_int32_t) :: psv_backend_available  ! returns int32_t
     end function psv_backend_available
+
+    function psv_context_tuning(ctx, info) bind(C, name="psv_context_tuning")
+      import
+      implicit none
+      type(c_ptr), value :: ctx  ! const psv_context *
+      type(psv_tuning_info), intent(out) :: info  ! psv_tuning_info *
+      integer(c_int32_t) :: psv_context_tuning  ! returns psv_status
+    end function psv_context_tuning
+
+    function psv_context_tuning_text(ctx) bind(C, name="psv_context_tuning_text")
+      import
+      implicit none
+      type(c_ptr), value :: ctx  ! const psv_context *
+      type(c_ptr) :: psv_context_tuning_text  ! returns const char * (static; see psv_c_string)
+    end function psv_context_tuning_text
+
+    function psv_context_tune(ctx, path, effort, progress) bind(C, name="psv_context_tune")
+      import
+      implicit none
+      type(c_ptr), value :: ctx  ! psv_context *
+      character(kind=c_char), intent(in), optional :: path(*)  ! const char *
+      integer(c_int32_t), value :: effort  ! int32_t
+      integer(c_int32_t), value :: progress  ! int32_t
+      integer(c_int32_t) :: psv_context_tune  ! returns psv_status
+    end function psv_context_tune
 
     function psv_context_create_multi(backend, nparts, devices, ctx) bind(C, &
         name="psv_context_create_multi")
@@ -381,6 +430,14 @@ module psv_c
       type(psv_matrix_info), intent(out) :: info  ! psv_matrix_info *
       integer(c_int32_t) :: psv_matrix_info_get  ! returns psv_status
     end function psv_matrix_info_get
+
+    function psv_matrix_plan(A, which) bind(C, name="psv_matrix_plan")
+      import
+      implicit none
+      type(c_ptr), value :: A  ! const psv_matrix *
+      integer(c_int32_t), value :: which  ! int32_t
+      type(c_ptr) :: psv_matrix_plan  ! returns const char * (static; see psv_c_string)
+    end function psv_matrix_plan
 
     function psv_matrix_tile_info(A, tile, info) bind(C, name="psv_matrix_tile_info")
       import

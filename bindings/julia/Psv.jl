@@ -72,6 +72,11 @@ const PSV_OPT_WORKLOAD_SIZE = Int32(3)
 const PSV_OPT_KERNEL = Int32(4)
 const PSV_OPT_PROGRESS = Int32(5)
 const PSV_OPT_TRANSPOSE = Int32(6)
+const PSV_OPT_HOT_COLUMNS = Int32(7)
+const PSV_OPT_RANK_ORDER = Int32(8)
+const PSV_OPT_PLAN_CHOICE = Int32(9)
+const PSV_CHOICE_MODEL = Int32(0)
+const PSV_CHOICE_RULES = Int32(1)
 const PSV_TRANSPOSE_AUTO = Int32(0)
 const PSV_TRANSPOSE_CACHE = Int32(1)
 const PSV_TRANSPOSE_PUSH = Int32(2)
@@ -80,6 +85,10 @@ const PSV_KERNEL_TILE_COMPOSITE = Int32(1)
 const PSV_KERNEL_TILE_COO = Int32(2)
 const PSV_KERNEL_CSR = Int32(3)
 const PSV_KERNEL_STREAM = Int32(4)
+const PSV_TUNING_NONE = Int32(0)
+const PSV_TUNING_USER = Int32(1)
+const PSV_TUNING_SHIPPED = Int32(2)
+const PSV_TUNING_NEAREST = Int32(3)
 const PSV_MAX_PARTS = Int32(1024)
 const PSV_ID_BYTES = Int32(256)
 const PSV_READ_UNDIRECTED = Int32(1)
@@ -89,6 +98,15 @@ const psv_context = Cvoid  # opaque handle, used as Ptr{psv_context}
 const psv_matrix = Cvoid  # opaque handle, used as Ptr{psv_matrix}
 const psv_vector = Cvoid  # opaque handle, used as Ptr{psv_vector}
 const psv_semiring = Cvoid  # opaque handle, used as Ptr{psv_semiring}
+
+struct psv_tuning_info
+    source::Int32
+    cc_major::Int32
+    cc_minor::Int32
+    families::Int32
+    samples::Int64
+    reserved::NTuple{4,Int64}
+end
 
 struct psv_id
     opaque::NTuple{32,Int64}
@@ -116,7 +134,13 @@ struct psv_matrix_info
     build_seconds::Cdouble
     device_bytes::Int64
     peak_bytes::Int64
-    reserved::NTuple{6,Int64}
+    predicted_ms::Cdouble
+    runner_up_ms::Cdouble
+    runner_up_kernel::Int32
+    plan_candidates::Int32
+    hot_columns::Int64
+    ranked_columns::Int64
+    reserved::NTuple{1,Int64}
 end
 
 struct psv_tile_info
@@ -159,6 +183,15 @@ psv_context_set_option(ctx, option, value) =
 
 psv_backend_available(backend) =
     ccall((:psv_backend_available, libpsv), Int32, (psv_backend,), backend)
+
+psv_context_tuning(ctx, info) =
+    ccall((:psv_context_tuning, libpsv), psv_status, (Ptr{psv_context}, Ptr{psv_tuning_info}), ctx, info)
+
+psv_context_tuning_text(ctx) =
+    ccall((:psv_context_tuning_text, libpsv), Cstring, (Ptr{psv_context},), ctx)
+
+psv_context_tune(ctx, path, effort, progress) =
+    ccall((:psv_context_tune, libpsv), psv_status, (Ptr{psv_context}, Cstring, Int32, Int32), ctx, path, effort, progress)
 
 psv_context_create_multi(backend, nparts, devices, ctx) =
     ccall((:psv_context_create_multi, libpsv), psv_status, (psv_backend, Int32, Ptr{Int32}, Ptr{Ptr{psv_context}}), backend, nparts, devices, ctx)
@@ -222,6 +255,9 @@ psv_matrix_set_option(A, option, value) =
 
 psv_matrix_info_get(A, info) =
     ccall((:psv_matrix_info_get, libpsv), psv_status, (Ptr{psv_matrix}, Ptr{psv_matrix_info}), A, info)
+
+psv_matrix_plan(A, which) =
+    ccall((:psv_matrix_plan, libpsv), Cstring, (Ptr{psv_matrix}, Int32), A, which)
 
 psv_matrix_tile_info(A, tile, info) =
     ccall((:psv_matrix_tile_info, libpsv), psv_status, (Ptr{psv_matrix}, Int32, Ptr{psv_tile_info}), A, tile, info)
@@ -307,6 +343,9 @@ export psv_context_last_error
 export psv_context_backend
 export psv_context_set_option
 export psv_backend_available
+export psv_context_tuning
+export psv_context_tuning_text
+export psv_context_tune
 export psv_context_create_multi
 export psv_context_nparts
 export psv_unique_id
@@ -328,6 +367,7 @@ export psv_matrix_is_pattern
 export psv_matrix_extract_tuples
 export psv_matrix_set_option
 export psv_matrix_info_get
+export psv_matrix_plan
 export psv_matrix_tile_info
 export psv_vector_create
 export psv_vector_free
@@ -410,6 +450,11 @@ export PSV_OPT_WORKLOAD_SIZE
 export PSV_OPT_KERNEL
 export PSV_OPT_PROGRESS
 export PSV_OPT_TRANSPOSE
+export PSV_OPT_HOT_COLUMNS
+export PSV_OPT_RANK_ORDER
+export PSV_OPT_PLAN_CHOICE
+export PSV_CHOICE_MODEL
+export PSV_CHOICE_RULES
 export PSV_TRANSPOSE_AUTO
 export PSV_TRANSPOSE_CACHE
 export PSV_TRANSPOSE_PUSH
@@ -418,6 +463,10 @@ export PSV_KERNEL_TILE_COMPOSITE
 export PSV_KERNEL_TILE_COO
 export PSV_KERNEL_CSR
 export PSV_KERNEL_STREAM
+export PSV_TUNING_NONE
+export PSV_TUNING_USER
+export PSV_TUNING_SHIPPED
+export PSV_TUNING_NEAREST
 export PSV_MAX_PARTS
 export PSV_ID_BYTES
 export PSV_READ_UNDIRECTED
@@ -432,6 +481,7 @@ export psv_context
 export psv_matrix
 export psv_vector
 export psv_semiring
+export psv_tuning_info
 export psv_id
 export psv_matrix_info
 export psv_tile_info

@@ -13,6 +13,7 @@
 
 #include "core/assign.hpp"
 #include "core/csr_build.hpp"
+#include "core/kernels.h"
 #include "cpu/cpu_backend.hpp"
 
 namespace psv {
@@ -155,6 +156,22 @@ void CpuMatrix::info(psv_matrix_info &o) const {
     o.build_seconds = build_seconds;
     o.device_bytes = device_bytes();
     o.peak_bytes = peak_bytes;
+}
+
+std::string CpuMatrix::plan_text(int32_t which) const {
+    if (which != 0) return std::string();
+    if (form_held()) {
+        const bool sparse = (int32_t)form.tiles.size() > form.dense_tiles;
+        return format("tile-composite kernel, tile width %lld, %d dense tiles%s, workload size %lld (first tile)",
+                      (long long)form.tile_width, form.dense_tiles, sparse ? " and a sparse one" : "",
+                      (long long)(form.tiles.empty() ? 0 : form.tiles[0].workload_size));
+    }
+    // TILE-COO and STREAM are GPU kernels (rebuild); AUTO fell back where the form did not fit
+    if (options.kernel == PSV_KERNEL_TILE_COO || options.kernel == PSV_KERNEL_STREAM)
+        return format("CSR loop (%s is a CUDA kernel)", psv_kernel_name(options.kernel));
+    if (options.kernel == PSV_KERNEL_AUTO)
+        return "CSR loop (building the tile-composite form would not fit its memory budget, half of the host memory)";
+    return "CSR loop";
 }
 
 void CpuMatrix::extract_tuples(int64_t *rows, int64_t *cols, void *values) const {

@@ -64,6 +64,9 @@ public:
     }
     std::unique_ptr<MatrixStore> transposed() const override;
     std::unique_ptr<MatrixStore> symmetric_pattern() const override;
+    // The plan psv_mxv runs: the tile-composite form's shape, or the CSR loop and why; the CPU
+    // has no model, so no runner-up (which 1: "").
+    std::string plan_text(int32_t which) const override;
     bool form_held() const { return kernel == PSV_KERNEL_TILE_COMPOSITE; }
 
     const CpuBackend *be_;

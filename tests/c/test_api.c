@@ -388,6 +388,88 @@ static void test_handles(void) {
     psv_context_free(&c2);
 }
 
+/* The performance model's options and its table: the options are checked on the context and on a
+ * matrix; psv_context_tuning and its text describe the table (none on the CPU); psv_context_tune
+ * checks its arguments, and on the CPU says it has nothing to tune and leaves the context usable.
+ * A valid tune on CUDA is not run here: it would measure the device for minutes and write the
+ * user's cache (tests/gpu runs it with a path of its own). */
+static void test_tuning(psv_context *ctx) {
+    const psv_option opts[] = {PSV_OPT_HOT_COLUMNS, PSV_OPT_RANK_ORDER, PSV_OPT_PLAN_CHOICE};
+    const int64_t bad[][2] = {{-2, 2147483648LL}, {-2, 2}, {-1, 2}};
+    const int64_t good[][3] = {{-1, 0, 8192}, {-1, 0, 1}, {PSV_CHOICE_MODEL, PSV_CHOICE_RULES, PSV_CHOICE_MODEL}};
+    psv_matrix *A = small_matrix(ctx);
+    for (int o = 0; o < 3; ++o) {
+        for (int k = 0; k < 2; ++k) {
+            CHECK_MSG(psv_context_set_option(ctx, opts[o], bad[o][k]) == PSV_ERROR_INVALID_VALUE, "option %d value %lld",
+                      (int)opts[o], (long long)bad[o][k]);
+            CHECK_MSG(psv_matrix_set_option(A, opts[o], bad[o][k]) == PSV_ERROR_INVALID_VALUE, "option %d value %lld",
+                      (int)opts[o], (long long)bad[o][k]);
+        }
+        for (int k = 0; k < 3; ++k) {
+            CHECK_MSG(psv_context_set_option(ctx, opts[o], good[o][k]) == PSV_SUCCESS, "option %d value %lld",
+                      (int)opts[o], (long long)good[o][k]);
+            CHECK_MSG(psv_matrix_set_option(A, opts[o], good[o][k]) == PSV_SUCCESS, "option %d value %lld",
+                      (int)opts[o], (long long)good[o][k]);
+        }
+    }
+    CHECK_STATUS(psv_context_set_option(ctx, PSV_OPT_HOT_COLUMNS, -1), PSV_SUCCESS); /* defaults back */
+    CHECK_STATUS(psv_context_set_option(ctx, PSV_OPT_RANK_ORDER, -1), PSV_SUCCESS);
+
+    /* the table: where it came from, in numbers and in words */
+    psv_tuning_info ti, keep;
+    memset(&ti, 0x5a, sizeof ti);
+    keep = ti;
+    CHECK_STATUS(psv_context_tuning(NULL, &ti), PSV_ERROR_NULL_POINTER);
+    CHECK_STATUS(psv_context_tuning(ctx, NULL), PSV_ERROR_NULL_POINTER);
+    int64_t junk[16] = {0};
+    CHECK_STATUS(psv_context_tuning((psv_context *)junk, &ti), PSV_ERROR_UNINITIALIZED_OBJECT);
+    CHECK(memcmp(&ti, &keep, sizeof ti) == 0); /* untouched on failure */
+    CHECK_STATUS(psv_context_tuning(ctx, &ti), PSV_SUCCESS);
+    const char *text = psv_context_tuning_text(ctx);
+    CHECK(text != NULL && strlen(text) > 10);
+    CHECK(strcmp(psv_context_tuning_text(NULL), "(NULL context)") == 0);
+    CHECK(strcmp(psv_context_tuning_text((psv_context *)junk), "(not a live psv_context)") == 0);
+    if (B == PSV_BACKEND_CPU) {
+        CHECK(ti.source == PSV_TUNING_NONE && ti.cc_major == 0 && ti.families == 0 && ti.samples == 0);
+        CHECK_MSG(strstr(text, "no performance model") != NULL, "CPU tuning text '%s'", text);
+    } else {
+        CHECK_MSG(ti.source >= PSV_TUNING_NONE && ti.source <= PSV_TUNING_NEAREST, "source %d", (int)ti.source);
+        CHECK((ti.source == PSV_TUNING_NONE) == (ti.families == 0));
+        CHECK(ti.source == PSV_TUNING_NONE || ti.cc_major > 0);
+    }
+
+    /* tuning: arguments checked first, on every backend */
+    CHECK_STATUS(psv_context_tune(NULL, NULL, 0, 0), PSV_ERROR_NULL_POINTER);
+    CHECK_STATUS(psv_context_tune((psv_context *)junk, NULL, 0, 0), PSV_ERROR_UNINITIALIZED_OBJECT);
+    CHECK_STATUS(psv_context_tune(ctx, NULL, 2, 0), PSV_ERROR_INVALID_VALUE);
+    CHECK_STATUS(psv_context_tune(ctx, NULL, -1, 0), PSV_ERROR_INVALID_VALUE);
+    CHECK_STATUS(psv_context_tune(ctx, NULL, 0, 2), PSV_ERROR_INVALID_VALUE);
+    CHECK(strstr(psv_context_last_error(ctx), "progress") != NULL);
+    if (B == PSV_BACKEND_CPU) {
+        CHECK_STATUS(psv_context_tune(ctx, NULL, 0, 0), PSV_ERROR_NOT_IMPLEMENTED);
+        CHECK_STATUS(psv_context_tune(ctx, "/nonexistent/psv/t.tbl", 1, 1), PSV_ERROR_NOT_IMPLEMENTED);
+        CHECK(strstr(psv_context_last_error(ctx), "performance model") != NULL);
+        CHECK_STATUS(psv_context_tuning(ctx, &ti), PSV_SUCCESS);
+        CHECK(ti.source == PSV_TUNING_NONE);
+        psv_matrix *C = small_matrix(ctx); /* the context is still usable */
+        int64_t n = 0;
+        CHECK_STATUS(psv_matrix_nvals(C, &n), PSV_SUCCESS);
+        CHECK(n == 5);
+        psv_matrix_free(&C);
+    }
+
+    /* the plan in words: the one run, no runner-up without a model, nothing for bad arguments */
+    CHECK(strcmp(psv_matrix_plan(NULL, 0), "") == 0);
+    CHECK(strcmp(psv_matrix_plan(A, 2), "") == 0);
+    CHECK(strcmp(psv_matrix_plan(A, -1), "") == 0);
+    CHECK(strcmp(psv_matrix_plan((psv_matrix *)junk, 0), "") == 0);
+    CHECK(strlen(psv_matrix_plan(A, 0)) > 0);
+    if (B == PSV_BACKEND_CPU) CHECK(strcmp(psv_matrix_plan(A, 1), "") == 0);
+    psv_matrix *stale = A;
+    psv_matrix_free(&A);
+    CHECK(strcmp(psv_matrix_plan(stale, 0), "") == 0);
+}
+
 static void test_pagerank_errors(psv_context *ctx) {
     psv_matrix *A = small_matrix(ctx);
     psv_vector *r = (psv_vector *)0x1;
@@ -425,6 +507,7 @@ int main(void) {
     test_vectors(ctx);
     test_mxv_errors(ctx);
     test_pagerank_errors(ctx);
+    test_tuning(ctx);
     psv_context_free(&ctx);
     test_handles();
     return check_exit();

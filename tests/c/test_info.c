@@ -1,13 +1,17 @@
 /* psv_matrix_info's device_bytes: the bytes a matrix holds in its backend's memory. It covers at
  * least the CSR (a 4-byte column index per entry, plus the values), grows when a product with A'
  * caches the transpose, and drops again when a new option rebuilds A (the cache is released).
- * Runs on the backend of PSV_TEST_BACKEND. */
+ * And the performance model's fields with psv_matrix_plan. Runs on the backend of
+ * PSV_TEST_BACKEND. */
 #include "psv/psv.h"
 
+#include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
+#include "../../src/core/kernels.h" /* the kernel table's names */
 
 #define NROWS 50
 #define NCOLS 80
@@ -84,6 +88,51 @@ static void test_empty(psv_context *ctx) {
     psv_matrix_free(&E);
 }
 
+/* Whether text holds word, ignoring case ("CSR loop" names the kernel "csr"). */
+static int names(const char *text, const char *word) {
+    const size_t n = strlen(word);
+    for (; *text; ++text) {
+        size_t k = 0;
+        while (k < n && text[k] && tolower((unsigned char)text[k]) == tolower((unsigned char)word[k])) ++k;
+        if (k == n) return 1;
+    }
+    return 0;
+}
+
+/* The performance model's fields and the plan in words. The CPU backend has no model: nothing
+ * predicted, no runner-up, and its plan names the kernel it runs. On CUDA the fields agree with
+ * each other (whether a table exists depends on the device). */
+static void test_plan(psv_context *ctx) {
+    psv_matrix *A = scattered(ctx, PSV_FP32, 0);
+    const int32_t kernels[] = {PSV_KERNEL_AUTO, PSV_KERNEL_CSR, PSV_KERNEL_TILE_COMPOSITE};
+    for (int k = 0; k < 3; ++k) {
+        REQUIRE(psv_matrix_set_option(A, PSV_OPT_KERNEL, kernels[k]) == PSV_SUCCESS);
+        psv_matrix_info in;
+        REQUIRE(psv_matrix_info_get(A, &in) == PSV_SUCCESS);
+        const char *plan = psv_matrix_plan(A, 0);
+        CHECK_MSG(strlen(plan) > 0, "kernel option %d: no plan", (int)kernels[k]);
+        if (test_backend() == PSV_BACKEND_CPU) {
+            CHECK(in.predicted_ms == 0 && in.runner_up_ms == 0 && in.plan_candidates == 0);
+            CHECK(in.runner_up_kernel == -1 && in.hot_columns == 0 && in.ranked_columns == 0);
+            CHECK_MSG(names(plan, psv_kernel_name(in.kernel)), "plan '%s' does not name the kernel %s", plan,
+                      psv_kernel_name(in.kernel));
+            CHECK(kernels[k] == PSV_KERNEL_AUTO || in.kernel == kernels[k]);
+            CHECK(strcmp(psv_matrix_plan(A, 1), "") == 0);
+        } else {
+            CHECK(in.plan_candidates >= 0 && in.predicted_ms >= 0);
+            CHECK(in.plan_candidates > 0 || in.predicted_ms == 0);
+            if (in.plan_candidates >= 2) {
+                CHECK(psv_kernel_known(in.runner_up_kernel) && in.runner_up_ms > 0);
+                CHECK(strlen(psv_matrix_plan(A, 1)) > 0);
+            } else {
+                CHECK(in.runner_up_kernel == -1 && in.runner_up_ms == 0);
+                CHECK(strcmp(psv_matrix_plan(A, 1), "") == 0);
+            }
+        }
+    }
+    psv_matrix_free(&A);
+}
+
 int main(void) {
     psv_context *ctx = NULL;
     REQUIRE(psv_context_create(test_backend(), 0, &ctx) == PSV_SUCCESS);
@@ -91,6 +140,7 @@ int main(void) {
     test_grows_with_transpose(ctx, PSV_FP32, 0, 4);
     test_grows_with_transpose(ctx, PSV_FP64, 0, 8);
     test_empty(ctx);
+    test_plan(ctx);
     psv_context_free(&ctx);
     return check_exit();
 }

@@ -4,7 +4,9 @@
 # exit status 3 when not converged, options a command does not take and bad numbers rejected
 # naming the option, --output checked before anything is computed, no GPU explained,
 # psv convert's .psv giving what its file gives, and the read options --undirected and
-# --relabel (hashed ids giving the compacted file's ranks under the file's ids).
+# --relabel (hashed ids giving the compacted file's ranks under the file's ids), the plan psv info
+# shows and the options that override it, and tune-device (CUDA only; never run here on a GPU:
+# it would measure the device for minutes).
 # usage: test_cli.sh PSV DATA_DIR
 PSV="$1"
 DATA="$2"
@@ -163,11 +165,48 @@ $PSV convert "$W" "$T/u.psv" --undirected --backend cpu > /dev/null 2>&1 &&
 if cmp -s "$T/up.out" "$T/u.out"; then ok; else bad "convert --undirected: ranks differ"; fi
 
 # --- --backend cuda without a GPU says why -----------------------------------------------------
+has_cuda=
 $PSV info "$K" --backend cuda > /dev/null 2> "$T/err"; r=$?
-if [ $r -eq 0 ]; then ok  # a GPU is there
+if [ $r -eq 0 ]; then ok; has_cuda=1  # a GPU is there
 elif [ $r -eq 1 ] && grep -q "BACKEND_UNAVAILABLE" "$T/err" && grep -q -i "cuda" "$T/err" &&
      [ "$(grep -c . "$T/err")" -ge 2 ] && ! grep -q "no reason given" "$T/err"; then ok
 else bad "--backend cuda without a GPU: exit $r: $(cat "$T/err")"; fi
+
+# --- the plan: psv info shows it and the tuning table; options override the choice ---------------
+$PSV info "$K" --backend cpu > "$T/info" 2> "$T/err"; r=$?
+if [ $r -eq 0 ] && grep -q "^plan  *tile-composite kernel, tile width" "$T/info" &&
+   grep -q "^predicted  *no model" "$T/info" && ! grep -q "^runner-up" "$T/info" &&
+   grep -q "^tuning  *.*no performance model" "$T/info"; then ok
+else bad "info: plan, predicted, tuning lines: exit $r: $(cat "$T/info" "$T/err")"; fi
+$PSV info "$K" --backend cpu --kernel csr --plan-choice rules --hot-columns 0 --rank-order 1 > "$T/info" 2> "$T/err"; r=$?
+if [ $r -eq 0 ] && grep -q "^kernel  *csr$" "$T/info" && grep -q "^plan  *CSR loop$" "$T/info" &&
+   grep -q "^tuning " "$T/info"; then ok
+else bad "info --kernel csr ...: exit $r: $(cat "$T/info" "$T/err")"; fi
+$PSV info "$K" --backend cpu --kernel tile-coo > "$T/info" 2>/dev/null
+if grep -q "^plan  *CSR loop (tile-coo is a CUDA kernel)" "$T/info"; then ok
+else bad "info --kernel tile-coo on the CPU: $(grep '^plan' "$T/info")"; fi
+expect_usage --kernel tc -- info "$K" --kernel tc
+expect_usage --plan-choice best -- info "$K" --plan-choice best
+expect_usage --rank-order 2 -- info "$K" --rank-order 2
+expect_usage --hot-columns -2 -- info "$K" --hot-columns -2
+expect_usage pagerank --kernel -- pagerank "$K" --kernel csr
+
+# --- tune-device: CUDA only; usage errors before anything is measured ---------------------------
+$PSV tune-device --backend cpu --quick > "$T/out" 2> "$T/err"; r=$?
+if [ $r -eq 1 ] && grep -q "NOT_IMPLEMENTED" "$T/err" && grep -q "performance model" "$T/err" &&
+   grep -q "^tuning was .*no performance model" "$T/out"; then ok
+else bad "tune-device --backend cpu: exit $r: $(cat "$T/out" "$T/err")"; fi
+if [ -z "$has_cuda" ]; then  # the default backend is CUDA: none here, and it says why
+    $PSV tune-device --quick --out "$T/t.tbl" > "$T/out" 2> "$T/err"; r=$?
+    if [ $r -eq 1 ] && grep -q "BACKEND_UNAVAILABLE" "$T/err" && [ ! -e "$T/t.tbl" ]; then ok
+    else bad "tune-device without CUDA: exit $r: $(cat "$T/err")"; fi
+fi
+expect_usage unexpected extra -- tune-device --quick extra
+expect_usage tune-device --damping -- tune-device --damping 0.5
+expect_usage --device x -- tune-device --device x
+expect_usage --out value -- tune-device --out
+expect_usage info --device -- info "$K" --device 1
+if $PSV --help | grep -q "tune-device"; then ok; else bad "--help does not list tune-device"; fi
 
 echo "$checks checks, $fails failed"
 [ $fails -eq 0 ]

@@ -22,6 +22,7 @@ program test_psv
   real(c_float) :: rel(8)
   type(psv_matrix_info), target :: info
   type(psv_tile_info), target :: tinfo
+  type(psv_tuning_info), target :: tuning
   integer(c_int64_t) :: rows(4) = [0, 1, 2, 2], cols(4) = [1, 2, 0, 1]
   real(c_double), target :: vals(4) = [1d0, 2d0, 3d0, 4d0]
   real(c_double), target :: x(4) = [1d0, 10d0, 100d0, 1000d0], y(3), one
@@ -46,6 +47,10 @@ program test_psv
   call expect(offset(c_loc(info%reserved), c_loc(info)) == psv_test_c_offset(3), "offset reserved")
   call expect(offset(c_loc(tinfo%index_bits), c_loc(tinfo)) == psv_test_c_offset(4), "offset index_bits")
   call expect(offset(c_loc(tinfo%reserved), c_loc(tinfo)) == psv_test_c_offset(5), "offset tile reserved")
+  call expect(offset(c_loc(info%runner_up_kernel), c_loc(info)) == psv_test_c_offset(6), "offset runner_up_kernel")
+  call expect(offset(c_loc(info%hot_columns), c_loc(info)) == psv_test_c_offset(7), "offset hot_columns")
+  call expect(c_sizeof(tuning) == psv_test_c_sizeof(2), "sizeof(psv_tuning_info)")
+  call expect(offset(c_loc(tuning%samples), c_loc(tuning)) == psv_test_c_offset(8), "offset samples")
 
   call ok(psv_context_create(PSV_BACKEND_CPU, 0, ctx), "psv_context_create")
   call ok(psv_context_backend(ctx, backend), "psv_context_backend")
@@ -62,6 +67,17 @@ program test_psv
   call expect(info%nrows == 3 .and. info%ncols == 4 .and. info%nvals == 4, "info dims")
   call expect(info%backend == PSV_BACKEND_CPU, "info backend")
   call ok(psv_matrix_tile_info(A, 0, tinfo), "psv_matrix_tile_info")
+  ! The CPU has no performance model: nothing predicted, a plan in words, nothing to tune (an
+  ! absent path passes NULL, the user's cache).
+  call expect(info%predicted_ms == 0 .and. info%plan_candidates == 0 .and. info%runner_up_kernel == -1, &
+              "info: no model on the CPU")
+  call expect(index(psv_c_string(psv_matrix_plan(A, 0)), "tile-composite kernel") == 1, "psv_matrix_plan")
+  call ok(psv_context_tuning(ctx, tuning), "psv_context_tuning")
+  call expect(tuning%source == PSV_TUNING_NONE, "no tuning table on the CPU")
+  call expect(len(psv_c_string(psv_context_tuning_text(ctx))) > 0, "psv_context_tuning_text")
+  call expect(psv_context_tune(ctx, effort=0, progress=0) == PSV_ERROR_NOT_IMPLEMENTED, "tune on the CPU")
+  call expect(psv_context_tune(ctx, "/tmp/psv_unused.tbl" // c_null_char, 2, 0) == PSV_ERROR_INVALID_VALUE, &
+              "tune: bad effort")
   call expect(tinfo%index_bits == 16 .or. tinfo%index_bits == 32, "tile index_bits")
   n = 4
   call ok(psv_matrix_extract_tuples(A, er, ec, c_loc(ev), n), "psv_matrix_extract_tuples")

@@ -70,6 +70,11 @@ pub const PSV_OPT_WORKLOAD_SIZE: i32 = 3;
 pub const PSV_OPT_KERNEL: i32 = 4;
 pub const PSV_OPT_PROGRESS: i32 = 5;
 pub const PSV_OPT_TRANSPOSE: i32 = 6;
+pub const PSV_OPT_HOT_COLUMNS: i32 = 7;
+pub const PSV_OPT_RANK_ORDER: i32 = 8;
+pub const PSV_OPT_PLAN_CHOICE: i32 = 9;
+pub const PSV_CHOICE_MODEL: i32 = 0;
+pub const PSV_CHOICE_RULES: i32 = 1;
 pub const PSV_TRANSPOSE_AUTO: i32 = 0;
 pub const PSV_TRANSPOSE_CACHE: i32 = 1;
 pub const PSV_TRANSPOSE_PUSH: i32 = 2;
@@ -78,6 +83,10 @@ pub const PSV_KERNEL_TILE_COMPOSITE: i32 = 1;
 pub const PSV_KERNEL_TILE_COO: i32 = 2;
 pub const PSV_KERNEL_CSR: i32 = 3;
 pub const PSV_KERNEL_STREAM: i32 = 4;
+pub const PSV_TUNING_NONE: i32 = 0;
+pub const PSV_TUNING_USER: i32 = 1;
+pub const PSV_TUNING_SHIPPED: i32 = 2;
+pub const PSV_TUNING_NEAREST: i32 = 3;
 pub const PSV_MAX_PARTS: i32 = 1024;
 pub const PSV_ID_BYTES: i32 = 256;
 pub const PSV_READ_UNDIRECTED: i32 = 1;
@@ -113,6 +122,19 @@ pub struct psv_semiring {
 
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct psv_tuning_info {
+    pub source: i32,
+    pub cc_major: i32,
+    pub cc_minor: i32,
+    pub families: i32,
+    pub samples: i64,
+    pub reserved: [i64; 4],
+}
+const _: () = assert!(core::mem::size_of::<psv_tuning_info>() == 56);
+const _: () = assert!(core::mem::align_of::<psv_tuning_info>() == 8);
+
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct psv_id {
     pub opaque: [i64; 32],
 }
@@ -143,7 +165,13 @@ pub struct psv_matrix_info {
     pub build_seconds: f64,
     pub device_bytes: i64,
     pub peak_bytes: i64,
-    pub reserved: [i64; 6],
+    pub predicted_ms: f64,
+    pub runner_up_ms: f64,
+    pub runner_up_kernel: i32,
+    pub plan_candidates: i32,
+    pub hot_columns: i64,
+    pub ranked_columns: i64,
+    pub reserved: [i64; 1],
 }
 const _: () = assert!(core::mem::size_of::<psv_matrix_info>() == 192);
 const _: () = assert!(core::mem::align_of::<psv_matrix_info>() == 8);
@@ -184,6 +212,14 @@ unsafe extern "C" {
         value: i64,
     ) -> psv_status;
     pub fn psv_backend_available(backend: psv_backend) -> i32;
+    pub fn psv_context_tuning(ctx: *const psv_context, info: *mut psv_tuning_info) -> psv_status;
+    pub fn psv_context_tuning_text(ctx: *const psv_context) -> *const c_char;
+    pub fn psv_context_tune(
+        ctx: *mut psv_context,
+        path: *const c_char,
+        effort: i32,
+        progress: i32,
+    ) -> psv_status;
     pub fn psv_context_create_multi(
         backend: psv_backend,
         nparts: i32,
@@ -249,6 +285,7 @@ unsafe extern "C" {
     ) -> psv_status;
     pub fn psv_matrix_set_option(A: *mut psv_matrix, option: psv_option, value: i64) -> psv_status;
     pub fn psv_matrix_info_get(A: *const psv_matrix, info: *mut psv_matrix_info) -> psv_status;
+    pub fn psv_matrix_plan(A: *const psv_matrix, which: i32) -> *const c_char;
     pub fn psv_matrix_tile_info(
         A: *const psv_matrix,
         tile: i32,

@@ -28,6 +28,7 @@ use std::ptr;
 
 pub use sys::psv_matrix_info as MatrixInfo;
 pub use sys::psv_tile_info as TileInfo;
+pub use sys::psv_tuning_info as TuningInfo;
 
 /// A failed call: the psv status (< 0; see `psv_sys::PSV_ERROR_*`) and the detail message.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -216,6 +217,12 @@ pub enum FormatOption {
     WorkloadSize,
     Kernel,
     Progress,
+    /// CUDA auto plan: columns of x held in shared memory (-1 chosen, 0 none, n the n longest).
+    HotColumns,
+    /// CUDA auto plan: x read in column rank order (-1 chosen, 0 plain, 1 ranked).
+    RankOrder,
+    /// How auto chooses the CUDA plan: `sys::PSV_CHOICE_MODEL` or `sys::PSV_CHOICE_RULES`.
+    PlanChoice,
 }
 
 impl FormatOption {
@@ -226,6 +233,9 @@ impl FormatOption {
             FormatOption::WorkloadSize => sys::PSV_OPT_WORKLOAD_SIZE,
             FormatOption::Kernel => sys::PSV_OPT_KERNEL,
             FormatOption::Progress => sys::PSV_OPT_PROGRESS,
+            FormatOption::HotColumns => sys::PSV_OPT_HOT_COLUMNS,
+            FormatOption::RankOrder => sys::PSV_OPT_RANK_ORDER,
+            FormatOption::PlanChoice => sys::PSV_OPT_PLAN_CHOICE,
         }
     }
 }
@@ -294,6 +304,29 @@ impl Context {
     pub fn set_option(&self, option: FormatOption, value: i64) -> Result<()> {
         self.check(unsafe { sys::psv_context_set_option(self.raw, option.raw(), value) })
             .map(|_| ())
+    }
+
+    /// Where the performance model's tuning table came from and what it holds.
+    pub fn tuning(&self) -> Result<TuningInfo> {
+        let mut info = TuningInfo::default();
+        self.check(unsafe { sys::psv_context_tuning(self.raw, &mut info) })?;
+        Ok(info)
+    }
+
+    /// The tuning table in words: the device and where the table came from, or why there is none.
+    pub fn tuning_text(&self) -> String {
+        cstr(unsafe { sys::psv_context_tuning_text(self.raw) })
+    }
+
+    /// Measure the device and write its tuning table to `path` (None: the user's cache); `quick`
+    /// is the short pass. The CPU backend has no model: `PSV_ERROR_NOT_IMPLEMENTED`.
+    pub fn tune(&mut self, path: Option<&Path>, quick: bool, progress: bool) -> Result<()> {
+        let p = path.map(path_cstring).transpose()?;
+        let raw_path = p.as_ref().map_or(ptr::null(), |c| c.as_ptr());
+        self.check(unsafe {
+            sys::psv_context_tune(self.raw, raw_path, i32::from(!quick), i32::from(progress))
+        })
+        .map(|_| ())
     }
 
     /// The message of this thread's last failed call on this context ("" if none).
@@ -586,6 +619,12 @@ impl<'c> Matrix<'c> {
         self.ctx
             .check(unsafe { sys::psv_matrix_info_get(self.raw, &mut info) })?;
         Ok(info)
+    }
+
+    /// The plan `mxv` runs for this matrix in words; with `runner_up`, the plan the performance
+    /// model ranked second ("" where there is none).
+    pub fn plan(&self, runner_up: bool) -> String {
+        cstr(unsafe { sys::psv_matrix_plan(self.raw, i32::from(runner_up)) })
     }
 
     /// One tile of the form (0 .. dense_tiles-1 dense, dense_tiles the sparse one).

@@ -1,5 +1,8 @@
 //! The safe API against the linked libpsv (CPU backend): values, ownership, error paths.
-use psv::{mxv, Backend, Context, Descriptor, Matrix, Op, ReadOptions, Semiring, Type, Vector};
+use psv::{
+    mxv, Backend, Context, Descriptor, FormatOption, Matrix, Op, ReadOptions, Semiring, Type,
+    Vector,
+};
 use psv_sys as sys;
 
 fn cpu() -> Context {
@@ -43,6 +46,21 @@ fn build_and_inspect() {
     assert_eq!(v, vec![1.0, 2.0, 3.0, 4.0]);
     let info = a.info().unwrap();
     assert_eq!((info.nrows, info.ncols, info.nvals), (3, 4, 4));
+    // the CPU has no performance model: nothing predicted, the plan it runs, no runner-up
+    assert_eq!(
+        (
+            info.predicted_ms,
+            info.plan_candidates,
+            info.runner_up_kernel
+        ),
+        (0.0, 0, -1)
+    );
+    assert!(
+        a.plan(false).starts_with("tile-composite kernel"),
+        "{}",
+        a.plan(false)
+    );
+    assert_eq!(a.plan(true), "");
     let e = a.extract_tuples::<f32>().unwrap_err();
     assert_eq!(e.status, sys::PSV_ERROR_DOMAIN_MISMATCH);
 }
@@ -268,4 +286,24 @@ fn read_options_relabel_and_undirected() {
     let plain = small(&ctx);
     assert_eq!(plain.labels().unwrap(), None);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn tuning_on_the_cpu() {
+    let mut ctx = cpu();
+    assert_eq!(ctx.tuning().unwrap().source, sys::PSV_TUNING_NONE);
+    assert!(
+        ctx.tuning_text().contains("no performance model"),
+        "{}",
+        ctx.tuning_text()
+    );
+    let e = ctx.tune(None, true, false).unwrap_err();
+    assert_eq!(e.status, sys::PSV_ERROR_NOT_IMPLEMENTED);
+    ctx.set_option(FormatOption::PlanChoice, sys::PSV_CHOICE_RULES as i64)
+        .unwrap();
+    ctx.set_option(FormatOption::HotColumns, 0).unwrap();
+    let e = ctx.set_option(FormatOption::RankOrder, 2).unwrap_err();
+    assert_eq!(e.status, sys::PSV_ERROR_INVALID_VALUE);
+    let a = small(&ctx); // still usable
+    assert_eq!(a.nvals().unwrap(), 4);
 }
