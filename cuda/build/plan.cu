@@ -194,7 +194,10 @@ std::vector<tuning::Plan> auto_candidates(const CudaMatrix &M, const Policy &p, 
             add(chunk_candidate(M, p, vb, h, true));
         }
     }
-    if (M.nvals <= (int64_t)UINT32_MAX && (int64_t)vb <= p.stream_max_value_bytes && p.stream_slots(vb) >= 1024) {
+    // the streamed product where the policy lets AUTO stream (it is behind the chunk kernels on
+    // every matrix measured so far: docs/benchmarks.md)
+    if (p.stream_auto && M.nvals <= (int64_t)UINT32_MAX && (int64_t)vb <= p.stream_max_value_bytes &&
+        p.stream_slots(vb) >= 1024) {
         tuning::Plan x;
         x.family = tuning::Family::Stream;
         add(x);

@@ -212,7 +212,11 @@ void CudaBackend::tune(const std::string &path_in, int32_t effort, bool progress
         table.matrices.push_back({syn.name(), ms});
         Buffer u(this, (size_t)std::max<int64_t>(1, M.ncols) * 4), t(this, (size_t)std::max<int64_t>(1, M.nrows) * 4);
         launch(*this, M.ncols, [&](unsigned g, int b) { fill_u_kernel<<<g, b, 0, stream_>>>(M.ncols, u.as<float>()); });
-        const std::vector<tuning::Plan> plans = auto_candidates(M, policy_, 4, base);
+        // every family is measured, the streamed product too where AUTO may not choose it (an
+        // explicit PSV_KERNEL_STREAM is priced as well)
+        Policy all = policy_;
+        all.stream_auto = true;
+        const std::vector<tuning::Plan> plans = auto_candidates(M, all, 4, base);
         for (const tuning::Plan &plan : plans) {
             M.rebuild(options_for(plan));
             for (int w = 0; w < 2; ++w) {

@@ -181,7 +181,7 @@ bool Plan::operator==(const Plan &o) const {
 namespace {
 const char *const kChunkNames[] = {"launch",       "stream_mb",    "gathers_m", "beyond_l1_m", "beyond_l2q_m", "beyond_l2h_m",
                                    "beyond_l2_m", "permute_m",    "rows_m",    "near_m",      "hot_copy_mb",  "hot_entries_m"};
-const char *const kStreamNames[] = {"launch", "bytes_mb", "pairs_m", "entries_m", "rows_m", "waves"};
+const char *const kStreamNames[] = {"launch", "bytes_mb", "pairs_m", "entries_m", "rows_m", "chain_m"};
 const char *const kTileNames[] = {"launch",       "stream_mb", "gathers_m",    "beyond_l1_m", "beyond_l2q_m", "beyond_l2h_m",
                                   "beyond_l2_m",  "permute_m", "tile_rows_mb", "tiles",       "max_row_m"};
 
@@ -221,16 +221,28 @@ Features features(const MatrixStats &s, const Plan &p, const DeviceShape &d, con
     const double l2 = (double)d.l2_bytes;
     // The gathers of x of the entries not served from shared memory (`served` of them, the
     // longest columns'), a banded matrix's window excepted (near_m); then, cumulatively, those
-    // whose column lies beyond what L1 (l1 bytes) and a quarter, half and all of L2 hold: the
-    // longest columns, bpc bytes each (the value itself in rank order, a whole 32-byte sector
-    // in plain order), at most `prefix` of them where only the ranks below it are in rank order.
-    auto gathers = [&](double served, double bpc, double prefix, double l1, int at) {
+    // that miss a cache of L1 (l1 bytes) and of a quarter, half and all of L2. A cache of c
+    // bytes holds, in rank order, the longest c / vb columns (within the ranked prefix; what is
+    // left of it holds that share of the plain-order tail); in plain order the sectors of the
+    // longest c / 32 columns and, of every other column, the share c / (x's bytes) (the columns
+    // sharing a hot column's sector, and the recently used ones).
+    auto gathers = [&](double served, bool ranked, double prefix, double l1, int at) {
         f[at] = std::max(0.0, E - served) * (1.0 - near) / M;
         const double caps[4] = {l1, 0.25 * l2, 0.5 * l2, l2};
+        const double xb = N * vb;
         for (int i = 0; i < 4; ++i) {
-            double cap = caps[i] / bpc;
-            if (prefix > 0) cap = std::min(cap, prefix);
-            f[at + 1 + i] = std::max(0.0, E - std::max(s.top_entries(cap), served)) * (1.0 - near) / M;
+            const double c = caps[i];
+            double hits;
+            if (ranked) {
+                const double pre = prefix > 0 ? std::min(prefix, N) : N;
+                const double k = std::min(c / vb, pre);
+                hits = s.top_entries(k);
+                if (k >= pre && pre < N) hits += (E - s.top_entries(pre)) * std::min(1.0, (c - pre * vb) / ((N - pre) * vb));
+            } else {
+                const double h = s.top_entries(c / 32.0);
+                hits = h + (E - h) * std::min(1.0, xb > 0 ? c / xb : 1.0);
+            }
+            f[at + 1 + i] = std::max(0.0, E - std::max(hits, served)) * (1.0 - near) / M;
         }
     };
     const double csr_mb = (8.0 * (R + 1) + 4.0 * E + (s.weighted ? vb * E : 0.0) + vb * R) / M;
@@ -245,7 +257,7 @@ Features features(const MatrixStats &s, const Plan &p, const DeviceShape &d, con
                                  : (double)k.chunk_smem_per_sm;
         const double l1 = std::max(16384.0, (double)k.l1_total - smem);
         f[1] = csr_mb;
-        gathers(eh, p.ranked ? vb : 32.0, p.ranked ? (double)p.prefix : 0.0, l1, 2);
+        gathers(eh, p.ranked, (double)p.prefix, l1, 2);
         f[7] = (p.ranked ? (double)p.prefix : hot) / M;
         f[8] = R / M;
         f[9] = (E - eh) * near / M;
@@ -263,7 +275,8 @@ Features features(const MatrixStats &s, const Plan &p, const DeviceShape &d, con
         f[2] = z.pairs / M;
         f[3] = E / M;
         f[4] = R / M;
-        f[5] = std::ceil(z.parts / (double)std::max(1, d.sms));
+        // the longest chain of one SM: its waves of partitions, each a block's serial share
+        f[5] = std::ceil(z.parts / (double)std::max(1, d.sms)) * (E / z.parts) / M;
         break;
     }
     case Family::Tile:
@@ -277,7 +290,7 @@ Features features(const MatrixStats &s, const Plan &p, const DeviceShape &d, con
         const double es = s.top_entries(dense * tw);
         const double tiles = dense + (E > es ? 1.0 : 0.0);
         f[1] = (E * (4.0 + (s.weighted ? vb : 0.0)) + 8.0 * R) / M;
-        gathers(es, vb, 0.0, (double)k.l1_total / 2, 2);
+        gathers(es, true, N, (double)k.l1_total / 2, 2);
         f[7] = N / M;
         f[8] = tiles * R * vb / M;
         f[9] = tiles;
