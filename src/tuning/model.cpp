@@ -226,7 +226,7 @@ Features features(const MatrixStats &s, const Plan &p, const DeviceShape &d, con
     // left of it holds that share of the plain-order tail); in plain order the sectors of the
     // longest c / 32 columns and, of every other column, the share c / (x's bytes) (the columns
     // sharing a hot column's sector, and the recently used ones).
-    auto gathers = [&](double served, bool ranked, double prefix, double l1, int at) {
+    auto gathers = [&](double served, double served_cols, bool ranked, double prefix, double l1, int at) {
         f[at] = std::max(0.0, E - served) * (1.0 - near) / M;
         const double caps[4] = {l1, 0.25 * l2, 0.5 * l2, l2};
         const double xb = N * vb;
@@ -235,11 +235,11 @@ Features features(const MatrixStats &s, const Plan &p, const DeviceShape &d, con
             double hits;
             if (ranked) {
                 const double pre = prefix > 0 ? std::min(prefix, N) : N;
-                const double k = std::min(c / vb, pre);
+                const double k = std::min(served_cols + c / vb, pre);
                 hits = s.top_entries(k);
                 if (k >= pre && pre < N) hits += (E - s.top_entries(pre)) * std::min(1.0, (c - pre * vb) / ((N - pre) * vb));
             } else {
-                const double h = s.top_entries(c / 32.0);
+                const double h = s.top_entries(served_cols + c / 32.0);
                 hits = h + (E - h) * std::min(1.0, xb > 0 ? c / xb : 1.0);
             }
             f[at + 1 + i] = std::max(0.0, E - std::max(hits, served)) * (1.0 - near) / M;
@@ -257,7 +257,7 @@ Features features(const MatrixStats &s, const Plan &p, const DeviceShape &d, con
                                  : (double)k.chunk_smem_per_sm;
         const double l1 = std::max(16384.0, (double)k.l1_total - smem);
         f[1] = csr_mb;
-        gathers(eh, p.ranked, (double)p.prefix, l1, 2);
+        gathers(eh, hot, p.ranked, (double)p.prefix, l1, 2);
         f[7] = (p.ranked ? (double)p.prefix : hot) / M;
         f[8] = R / M;
         f[9] = (E - eh) * near / M;
@@ -290,7 +290,7 @@ Features features(const MatrixStats &s, const Plan &p, const DeviceShape &d, con
         const double es = s.top_entries(dense * tw);
         const double tiles = dense + (E > es ? 1.0 : 0.0);
         f[1] = (E * (4.0 + (s.weighted ? vb : 0.0)) + 8.0 * R) / M;
-        gathers(es, true, N, (double)k.l1_total / 2, 2);
+        gathers(es, dense * tw, true, N, (double)k.l1_total / 2, 2);
         f[7] = N / M;
         f[8] = tiles * R * vb / M;
         f[9] = tiles;
@@ -395,19 +395,67 @@ std::vector<double> nnls(const std::vector<double> &A, const std::vector<double>
     return x;
 }
 
+std::string coef_key(const Plan &p) {
+    return p.family == Family::Hot ? std::string(family_name(p.family)) + ":" + std::to_string((long long)p.hot)
+                                   : std::string(family_name(p.family));
+}
+
+namespace {
+bool key_family(const std::string &key, Family &f, int64_t &hot) {
+    const size_t c = key.find(':');
+    if (!family_from_name(key.substr(0, c), f)) return false;
+    hot = 0;
+    if (c == std::string::npos) return true;  // the family's one set (the hot kernel's: any hot count)
+    if (f != Family::Hot) return false;
+    char *end = nullptr;
+    const long long h = std::strtoll(key.c_str() + c + 1, &end, 10);
+    if (*end || h <= 0) return false;
+    hot = h;
+    return true;
+}
+}  // namespace
+
+bool Table::has(Family f) const {
+    for (const auto &c : coef) {
+        Family g;
+        int64_t h;
+        if (key_family(c.first, g, h) && g == f && !c.second.empty()) return true;
+    }
+    return false;
+}
+
+const std::vector<double> *Table::coefficients(const Plan &p) const {
+    const auto it = coef.find(coef_key(p));
+    if (it != coef.end()) return &it->second;
+    if (p.family != Family::Hot) return nullptr;
+    const std::vector<double> *best = nullptr;
+    double dist = 0;
+    for (const auto &c : coef) {
+        Family g;
+        int64_t h;
+        if (!key_family(c.first, g, h) || g != Family::Hot) continue;
+        const double d = h == 0 ? 1e300 : std::fabs(std::log((double)h / (double)std::max<int64_t>(1, p.hot)));
+        if (!best || d < dist) best = &c.second, dist = d;
+    }
+    return best;
+}
+
 void fit(Table &t) {
-    for (int fi = 0; fi < kFamilies; ++fi) {
-        const Family fam = (Family)fi;
-        const int n = family_features(fam);
+    std::map<std::string, int64_t> nnz;
+    for (const auto &m : t.matrices) nnz[m.first] = m.second.nnz;
+    std::map<std::string, std::vector<const Sample *>> groups;
+    for (const Sample &s : t.samples)
+        if (s.ms > 0) groups[coef_key(s.plan)].push_back(&s);
+    for (const auto &g : groups) {
+        const int n = family_features(g.second.front()->family());
         std::vector<double> A, b;
-        int rows = 0;
-        for (const Sample &s : t.samples) {
-            if (s.family() != fam || !(s.ms > 0)) continue;
-            for (int j = 0; j < n; ++j) A.push_back(s.f[j] / s.ms);
-            b.push_back(1.0);
-            ++rows;
+        const int rows = (int)g.second.size();
+        for (const Sample *s : g.second) {
+            const auto it = nnz.find(s->matrix);
+            const double w = it != nnz.end() && it->second >= kLargeEntries ? kLargeWeight : 1.0;
+            for (int j = 0; j < n; ++j) A.push_back(w * s->f[j] / s->ms);
+            b.push_back(w);
         }
-        if (rows == 0) continue;
         // columns scaled to unit norm for the solve, the coefficients scaled back
         std::vector<double> scale(n, 0.0);
         for (int r = 0; r < rows; ++r)
@@ -417,14 +465,15 @@ void fit(Table &t) {
             for (int j = 0; j < n; ++j) A[(size_t)r * n + j] *= scale[j];
         std::vector<double> c = nnls(A, b, rows, n);
         for (int j = 0; j < n; ++j) c[j] *= scale[j];
-        t.coef[fi] = c;
+        t.coef[g.first] = c;
     }
 }
 
 double predict(const Table &t, const MatrixStats &s, const Plan &plan, const KernelShape &k, const DeviceShape &d) {
-    if (!t.has(plan.family)) return -1.0;
+    const std::vector<double> *cp = t.coefficients(plan);
+    if (!cp) return -1.0;
+    const std::vector<double> &c = *cp;
     const Features f = features(s, plan, d, k);
-    const std::vector<double> &c = t.coef[(int)plan.family];
     double ms = 0;
     for (size_t j = 0; j < c.size(); ++j) ms += c[j] * f[j];
     return ms;
@@ -517,11 +566,13 @@ std::string to_text(const Table &t) {
       << ' ' << k.hot_fixed_smem << ' ' << k.l1_total << ' ' << k.stream_slots << ' ' << num(k.stream_hot_share) << ' '
       << num(k.stream_hot_parts) << '\n';
     for (int fi = 0; fi < kFamilies; ++fi) {
-        if (!t.has((Family)fi)) continue;
         o << "# " << family_name((Family)fi) << ':';
         for (int j = 0; j < family_features((Family)fi); ++j) o << ' ' << feature_name((Family)fi, j);
-        o << "\ncoef " << family_name((Family)fi);
-        for (double c : t.coef[fi]) o << ' ' << num(c);
+        o << '\n';
+    }
+    for (const auto &c : t.coef) {
+        o << "coef " << c.first;
+        for (double x : c.second) o << ' ' << num(x);
         o << '\n';
     }
     for (const auto &m : t.matrices) o << stats_line(token(m.first), m.second) << '\n';
@@ -597,13 +648,14 @@ bool parse(const std::string &text, Table &t, std::string &error) {
         } else if (key == "coef") {
             std::string fam;
             Family f;
-            if (!(ls >> fam) || !family_from_name(fam, f)) return bad("unknown kernel family '" + fam + "'");
+            int64_t hot = 0;
+            if (!(ls >> fam) || !key_family(fam, f, hot)) return bad("unknown kernel family '" + fam + "'");
             const int n = family_features(f);
             std::vector<double> c(n);
             for (int j = 0; j < n; ++j)
                 if (!(ls >> c[j]) || !std::isfinite(c[j]) || c[j] < 0)
                     return bad("coef " + fam + " needs " + std::to_string(n) + " finite non-negative numbers");
-            out.coef[(int)f] = c;
+            out.coef[fam] = c;
             std::string extra;
             if (ls >> extra) return bad("extra field '" + extra + "'");
         } else {

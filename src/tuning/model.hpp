@@ -5,6 +5,7 @@
 // the CPU build and its tests use it too. docs/design.md section 6 gives the features' physics.
 #pragma once
 #include <array>
+#include <map>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -118,10 +119,16 @@ struct Sample {
 struct Table {
     DeviceShape device;
     KernelShape kernels;                              // the shapes the samples ran with
-    std::array<std::vector<double>, kFamilies> coef;  // empty: the family was not measured
+    // The coefficient sets, by variant (coef_key: a family, the hot-column kernel per hot count)
+    std::map<std::string, std::vector<double>> coef;
     std::vector<Sample> samples;                      // kept so that a table can be refitted
     std::vector<std::pair<std::string, MatrixStats>> matrices;  // the samples' matrices
-    bool has(Family f) const { return !coef[(int)f].empty(); }
+    // Whether some variant of family f was measured.
+    bool has(Family f) const;
+    // The coefficients for plan p: its variant's, else (a hot count not measured) the set of the
+    // nearest hot count measured, else the family's one set ("hot"); nullptr where the family was
+    // not measured.
+    const std::vector<double> *coefficients(const Plan &p) const;
     // The samples' features computed again from their matrices' statistics (after a change of the
     // features; a table written by an older psv), then fit() again.
     void refeature();
@@ -136,8 +143,15 @@ bool parse_stats_line(const std::string &line, std::string &name, MatrixStats &s
 std::string to_text(const Table &t);
 bool parse(const std::string &text, Table &t, std::string &error);
 
-// Fit every family with samples: non-negative least squares of the relative error (each sample
-// weighted by 1 / its time), so that microsecond and second products count alike.
+// The coefficient set a plan is priced with: its family's name, and for the hot-column kernel
+// its hot count ("hot:8192"): each hot count has its own set (their L1 and shared memory differ).
+std::string coef_key(const Plan &p);
+// Fit every variant with samples: non-negative least squares of the relative error (each sample
+// weighted by 1 / its time, so that microsecond and second products count alike, and by
+// kLargeWeight where its matrix has at least kLargeEntries entries: the regime the choice
+// matters in, where launch latency no longer blurs the costs).
+constexpr int64_t kLargeEntries = 10000000;
+constexpr double kLargeWeight = 3.0;
 void fit(Table &t);
 // Non-negative least squares (Lawson and Hanson): argmin |A c - b| over c >= 0; A is rows x cols
 // row-major. Exposed for the tests.

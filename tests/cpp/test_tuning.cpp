@@ -176,7 +176,8 @@ void check_fit_and_text() {
     double worst = 0;
     for (const Sample &x : t.samples) {
         double p = 0;
-        for (size_t j = 0; j < t.coef[(int)x.family()].size(); ++j) p += t.coef[(int)x.family()][j] * x.f[j];
+        const std::vector<double> &c = *t.coefficients(x.plan);
+        for (size_t j = 0; j < c.size(); ++j) p += c[j] * x.f[j];
         worst = std::max(worst, std::fabs(p - x.ms) / x.ms);
     }
     CHECK_MSG(worst < 1e-6, "a fit of an exact model is off by %g", worst);
@@ -186,7 +187,14 @@ void check_fit_and_text() {
     CHECK_MSG(parse(to_text(t), u, err), "%s", err.c_str());
     CHECK(u.device.name == t.device.name && u.device.l2_bytes == t.device.l2_bytes && u.samples.size() == t.samples.size());
     CHECK(u.matrices.size() == t.matrices.size() && u.kernels.hot_fixed_smem == t.kernels.hot_fixed_smem);
-    for (int f = 0; f < kFamilies; ++f) CHECK(u.coef[f] == t.coef[f]);
+    CHECK(u.coef == t.coef && u.coef.size() == 7);  // chunk, hot:2048/4096/8192, stream, tile, tilecoo
+    // a hot count not measured is priced with the nearest one's set
+    Plan h;
+    h.family = Family::Hot, h.hot = 5000;
+    CHECK(t.coefficients(h) == &t.coef.at("hot:4096"));
+    h.hot = 100000;
+    CHECK(t.coefficients(h) == &t.coef.at("hot:8192"));
+    CHECK(coef_key(h) == "hot:100000");
     bool same = true;
     for (size_t i = 0; i < t.samples.size(); ++i)
         same = same && u.samples[i].ms == t.samples[i].ms && u.samples[i].plan == t.samples[i].plan &&
@@ -209,6 +217,7 @@ void check_fit_and_text() {
         {"psv-tuning-table 1\ndevice X\nsms 1\nl2_bytes 1\nfrobnicate 3\n", "unknown key"},
         {"psv-tuning-table 1\ndevice X\nsms 1\nl2_bytes 1\ncoef chunk -1 0 0 0 0 0 0 0 0 0\n", "non-negative"},
         {"psv-tuning-table 1\ndevice X\nsms 1\nl2_bytes 1\ncoef warp 1\n", "unknown kernel family"},
+        {"psv-tuning-table 1\ndevice X\nsms 1\nl2_bytes 1\ncoef hot:x 1\n", "unknown kernel family"},
         {"psv-tuning-table 1\ndevice X\nsms 1\nl2_bytes 1\nsample m warp:1 1 0.5\n", "unknown plan"},
         {"psv-tuning-table 1\nsms 1\nl2_bytes 1\n", "no device"},
     };
@@ -233,7 +242,7 @@ void check_fit_and_text() {
     for (size_t i = 1; i < r.size(); ++i) CHECK(r[i - 1].ms <= r[i].ms);
     for (const Ranked &x : r) CHECK(std::fabs(x.ms - predict(t, s, x.plan, t.kernels, t.device)) == 0);
     Table w = t;
-    w.coef[(int)Family::Stream].clear();
+    w.coef.erase("stream");
     CHECK(rank_plans(w, s, cands, t.kernels, t.device).size() == cands.size() - 1);
     CHECK(predict(w, s, cands[(int)Family::Stream], t.kernels, t.device) < 0);
 }

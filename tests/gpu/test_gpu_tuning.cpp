@@ -98,7 +98,7 @@ int main() {
         std::vector<double> rel;
         for (const auto &s : T.samples) {
             double ms = 0;
-            const auto &c = T.coef[(int)s.family()];
+            const auto &c = *T.coefficients(s.plan);
             for (size_t j = 0; j < c.size(); ++j) ms += c[j] * s.f[j];
             rel.push_back(std::fabs(ms - s.ms) / s.ms);
         }
