@@ -1,6 +1,9 @@
 // The CUDA backend's context: the device, its stream and memory pool, memory operations, the
 // tuning policy, and the hooks that create it.
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <utility>
 
 #include "cuda/runtime/backend.cuh"
 #include "cuda/build/matrix.cuh"
@@ -15,6 +18,18 @@ void throw_cuda(cudaError_t e, const char *what, const char *file, int line) {
     const char *base = std::strrchr(file, '/');
     fail(PSV_ERROR_DEVICE, format("CUDA error %s (%s) in %s at %s:%d", cudaGetErrorName(e),
                                   cudaGetErrorString(e), what, base ? base + 1 : file, line));
+}
+
+void allow_smem_raw(const void *kernel, size_t bytes) {
+    static std::mutex lock;
+    static std::map<std::pair<int, const void *>, size_t> granted;
+    int device = 0;
+    PSV_CUDA_CHECK(cudaGetDevice(&device));
+    std::lock_guard<std::mutex> g(lock);
+    size_t &have = granted[{device, kernel}];
+    if (bytes <= have && have > 0) return;
+    PSV_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+    have = bytes;
 }
 
 CudaBackend::CudaBackend(int32_t device) : device_(device) {

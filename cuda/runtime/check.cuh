@@ -29,10 +29,12 @@ inline unsigned grid_for(int64_t n, int threads = 256, int64_t cap = 65535LL * 3
 }
 
 // Lets kernel launch with `bytes` of dynamic shared memory. Always set, not only above 48 KB: a
-// kernel's static shared memory counts against that default limit too.
-template <class K> void allow_smem(K kernel, size_t bytes) {
-    PSV_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
-}
+// kernel's static shared memory counts against that default limit too. The limit is a property of
+// the kernel on the device, shared by every context and thread of the process, so it only ever
+// grows (one lock, the largest asked for so far per device and kernel): lowering it for one
+// context's plan would fail another thread's launch of a larger one in between.
+void allow_smem_raw(const void *kernel, size_t bytes);  // runtime/backend.cu
+template <class K> void allow_smem(K kernel, size_t bytes) { allow_smem_raw(reinterpret_cast<const void *>(kernel), bytes); }
 
 }  // namespace cuda
 }  // namespace psv
