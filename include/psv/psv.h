@@ -175,7 +175,11 @@ typedef int32_t psv_option;
 
 typedef int32_t psv_kernel;
 #define PSV_KERNEL_AUTO            0  /* CPU: tile-composite where building it fits
-                                          half of the machine's memory, else CSR. CUDA: CSR; on a large power-law
+                                          half of the machine's memory, else CSR. CUDA: the
+                                          candidate plan the performance model predicts fastest
+                                          (PSV_OPT_PLAN_CHOICE; psv_matrix_info reports the
+                                          kernel chosen and its prediction); without a tuning
+                                          table, the rules: CSR; on a large power-law
                                           matrix of 4-byte values its 8192 hottest columns of x
                                           read from shared memory, and x read in column rank
                                           order where it exceeds half of the L2 cache (all of
