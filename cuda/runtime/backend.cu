@@ -67,7 +67,6 @@ CudaBackend::CudaBackend(int32_t device) : device_(device) {
         d.l2_bytes = (int64_t)traits_.l2_bytes;
         d.smem_per_sm = (int64_t)traits_.smem_per_sm;
         tuning_ = tuning::load_table(d);
-        if (tuning_.source != tuning::Source::None) workload_grid_ = tuning_.table.workloads;
     }
     // A blocking stream: it waits for work on the legacy default stream (a cudaMemcpy from
     // pageable memory may still be landing when that call returns), so device pointers a caller
@@ -151,10 +150,7 @@ bool CudaBackend::transpose_fits(const MatrixStore &A) const {
 PerfModel CudaBackend::perf_model() const {
     PerfModel m;
     m.max_active_warps = (int64_t)traits_.sms * (traits_.max_threads_per_sm / 32);
-    if (!workload_grid_.empty()) {
-        std::vector<tuning::WorkloadCost> grid = workload_grid_;
-        m.workload_cost = [grid](int32_t w, int32_t h, int32_t layout) { return tuning::workload_cost(grid, w, h, layout); };
-    }
+    m.workload_cost = default_workload_cost;
     return m;
 }
 

@@ -62,10 +62,7 @@ public:
     // The performance model's table (nullptr: none; AUTO follows the rules), and its
     // replacement (tests inject tables).
     const tuning::Table *tuning_table() const { return tuning_.source == tuning::Source::None ? nullptr : &tuning_.table; }
-    void set_tuning(tuning::Loaded t) {
-        tuning_ = std::move(t);
-        workload_grid_ = tuning_.source == tuning::Source::None ? std::vector<tuning::WorkloadCost>() : tuning_.table.workloads;
-    }
+    void set_tuning(tuning::Loaded t) { tuning_ = std::move(t); }
 
     std::unique_ptr<MatrixStore> build_matrix(CsrHost &&csr, const FormatOptions &opt) override;
     std::unique_ptr<ShareBuilder> share_builder(int64_t nrows, int64_t ncols, psv_type type, bool pattern,
@@ -123,7 +120,6 @@ private:
     DeviceTraits traits_;
     Policy policy_;
     tuning::Loaded tuning_;  // the table found for this device at creation, or made by tune()
-    std::vector<tuning::WorkloadCost> workload_grid_;  // perf_model's w x h costs (the table's)
     Buffer red_partials_, red_counter_;  // after pool_: released before it
 };
 

@@ -72,18 +72,6 @@ __global__ void stencil_kernel(int64_t first, int64_t count, int64_t n, int32_t 
     }
 }
 
-// Rows of exactly w entries each: tuple i is entry i % w of row i / w, its columns spread over the
-// ncols columns (a power of two) by an odd stride from a hashed start, so none repeats in a row.
-__global__ void uniform_rows_kernel(int64_t first, int64_t n, int64_t w, int64_t ncols, int32_t *rows, int32_t *cols,
-                                    float *vals) {
-    PSV_GRID_LOOP(i, n) {
-        const int64_t t = first + i, r = t / w, k = t % w;
-        rows[i] = (int32_t)r;
-        cols[i] = (int32_t)(((int64_t)(mix64((uint64_t)r) & (uint64_t)(ncols - 1)) + k * 97) & (ncols - 1));
-        if (vals) vals[i] = 1.0f + (float)(k & 7);
-    }
-}
-
 struct Synthetic {
     const char *kind;  // "rmat" or "stencil"
     int scale = 0;     // R-MAT: 2^scale rows; stencil: the grid's side
@@ -176,48 +164,6 @@ __global__ void fill_u_kernel(int64_t n, float *u) {
     PSV_GRID_LOOP(i, n) u[i] = 0.25f + (float)(mix64((uint64_t)i) >> 41) * (1.0f / 8388608.0f);
 }
 
-// The paper's offline table (section 3.3): the tile-composite kernel on matrices whose rows all
-// hold w entries, cut into workloads of h rows (workload size w h, one sparse tile), for w and h
-// powers of two with w h <= 2048 (quick: a few shapes); a shape's cost is the product's time per
-// wave of resident warps' workloads.
-std::vector<tuning::WorkloadCost> measure_workloads(CudaBackend &be, int effort, bool progress, ProductTimer &timer) {
-    std::vector<tuning::WorkloadCost> grid;
-    const auto t0 = std::chrono::steady_clock::now();
-    const int64_t entries = effort == 0 ? (int64_t)1 << 18 : (int64_t)1 << 24;
-    const int64_t most = effort == 0 ? 64 : 2048;
-    const int runs = effort == 0 ? 3 : 7;
-    const double waves_of = (double)be.traits().sms * (double)(be.traits().max_threads_per_sm / 32);
-    cudaStream_t st = be.stream();
-    for (int64_t w = 1; w <= most; w *= effort == 0 ? 8 : 2)
-        for (int64_t h = 1; w * h <= most; h *= effort == 0 ? 8 : 2) {
-            const int64_t nrows = entries / w, ncols = nrows;  // powers of two: the stride 97 is odd
-            DeliverTuples deliver = [&be, st, w, ncols](int64_t first, int64_t n, int32_t *rows, int32_t *cols, void *vals) {
-                launch(be, n, [&](unsigned g, int b) {
-                    uniform_rows_kernel<<<g, b, 0, st>>>(first, n, w, ncols, rows, cols, static_cast<float *>(vals));
-                });
-            };
-            FormatOptions o;
-            o.kernel = PSV_KERNEL_TILE_COMPOSITE;
-            o.max_tiles = 0;
-            o.workload_size = w * h;
-            o.plan_choice = PSV_CHOICE_RULES;
-            std::unique_ptr<MatrixStore> store = build_from_device_chunks(be, nrows, ncols, PSV_FP32, false, entries, deliver, o);
-            const CudaMatrix &M = static_cast<const CudaMatrix &>(*store);
-            Buffer u(&be, (size_t)ncols * 4), t(&be, (size_t)nrows * 4);
-            be.set_bytes(u.get(), 0, (size_t)ncols * 4);
-            const double ms = timer.time(M, PSV_TIMES, u.as<float>(), t.as<float>(), runs);
-            const double workloads = (double)nrows / (double)h;
-            tuning::WorkloadCost c;
-            c.w = (int32_t)w;
-            c.h = (int32_t)h;
-            c.us = 1000.0 * ms / std::max(1.0, workloads / waves_of);
-            grid.push_back(c);
-        }
-    if (progress)
-        std::fprintf(stderr, "psv tune: %zu workload shapes (w x h) timed in %.1f s\n", grid.size(), seconds_since(t0));
-    return grid;
-}
-
 }  // namespace
 
 void CudaBackend::tune(const std::string &path_in, int32_t effort, bool progress) {
@@ -236,19 +182,6 @@ void CudaBackend::tune(const std::string &path_in, int32_t effort, bool progress
     const int runs = effort == 0 ? 3 : 15;
     const tuning::KernelShape kshape = kernel_shape(policy_);
     ProductTimer timer(*this);
-    // the w x h table first: the tile candidates below are autotuned with it (Algorithms 2 and
-    // 3), as they will be under the table; the context's own comes back if the tune fails
-    const std::vector<tuning::WorkloadCost> previous_grid = workload_grid_;
-    struct Restore {
-        CudaBackend *be;
-        std::vector<tuning::WorkloadCost> grid;
-        bool done = false;
-        ~Restore() {
-            if (!done) be->workload_grid_ = grid;
-        }
-    } restore{this, previous_grid};
-    table.workloads = measure_workloads(*this, effort, progress, timer);
-    workload_grid_ = table.workloads;
     for (const Synthetic &syn : training_set(effort)) {
         // device memory: the tuples, the CSR, a form and the timer's vectors within a quarter
         if ((double)syn.tuples() * 48.0 > 0.25 * (double)traits_.global_bytes) {
@@ -310,7 +243,6 @@ void CudaBackend::tune(const std::string &path_in, int32_t effort, bool progress
     tuning_.table = std::move(table);
     tuning_.source = tuning::Source::User;
     tuning_.path = path;
-    restore.done = true;
 }
 
 Backend::TuningState CudaBackend::tuning() const {

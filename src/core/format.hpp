@@ -21,7 +21,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <functional>
 #include <vector>
 
 #include "psv/psv.h"
@@ -137,13 +136,11 @@ struct TileComposite {
 
 // Performance model used by the workload-size autotuner (section 3.3): the offline per-GPU table
 // of Performance(w, h) (non-zeros per unit time for one warp on a w x h workload) and the count of
-// warps resident at once. The CUDA backend's comes from its tuning table's measured w x h grid
-// (src/tuning: tuning::workload_cost) where the table has one; the default is an analytic stand-in.
+// warps resident at once. The default is an analytic stand-in for the measured table.
 struct PerfModel {
     int64_t max_active_warps = 132 * 64;  // H100/H200: 132 SMs x 64 warps
-    // Cost of one workload of width w and height h (any unit: only ratios matter); empty: the
-    // default. Called from several threads at once.
-    std::function<double(int32_t w, int32_t h, int32_t layout)> workload_cost;
+    // Cost of one workload of width w and height h, in warp-iteration units.
+    double (*workload_cost)(int32_t w, int32_t h, int32_t layout) = nullptr;
 };
 double default_workload_cost(int32_t w, int32_t h, int32_t layout);
 
@@ -178,9 +175,7 @@ inline WorkloadShape workload_shape(int64_t w, int64_t h) {
 // pointer, or the CUDA builder's run-length encoded lengths, so both builders share this code.
 template <class Lengths>
 inline double model_tile_time(const Lengths &lengths, int64_t nrows, int64_t wl, const PerfModel &m) {
-    auto cost = [&m](int32_t w, int32_t h, int32_t layout) {
-        return m.workload_cost ? m.workload_cost(w, h, layout) : default_workload_cost(w, h, layout);
-    };
+    auto cost = m.workload_cost ? m.workload_cost : default_workload_cost;
     const int64_t maw = std::max<int64_t>(1, m.max_active_warps);
     double total = 0, perf_sum = 0, size_sum = 0;
     int64_t count = 0, j = 0;

@@ -123,7 +123,8 @@ public:
 #else
         m.max_active_warps = 32;
 #endif
-        return m;  // the analytic workload cost (no measured table on the CPU)
+        m.workload_cost = default_workload_cost;
+        return m;
     }
 
     std::unique_ptr<MatrixStore> build_matrix(CsrHost &&csr, const FormatOptions &opt) override {

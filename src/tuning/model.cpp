@@ -2,8 +2,6 @@
 // tables are found. See model.hpp; the features' physics is in docs/design.md section 6.
 #include "tuning/model.hpp"
 
-#include "core/format.hpp"
-
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -535,34 +533,6 @@ bool parse_stats_line(const std::string &line, std::string &name, MatrixStats &s
     return true;
 }
 
-double workload_cost(const std::vector<WorkloadCost> &grid, int32_t w, int32_t h, int32_t layout) {
-    // the measured shapes of this layout (row-major: w >= h)
-    std::vector<const WorkloadCost *> g;
-    for (const WorkloadCost &c : grid)
-        if ((c.w >= c.h) == (layout == 0) && c.us > 0) g.push_back(&c);
-    if (g.empty()) return default_workload_cost(w, h, layout);
-    const double lw = std::log2((double)std::max(1, w)), lh = std::log2((double)std::max(1, h));
-    // the cost per entry of the four nearest measured shapes (distance in log2 w and log2 h),
-    // weighted by their inverse squared distance, times this shape's entries
-    std::vector<std::pair<double, const WorkloadCost *>> d;
-    for (const WorkloadCost *c : g) {
-        const double dw = std::log2((double)c->w) - lw, dh = std::log2((double)c->h) - lh;
-        d.push_back({dw * dw + dh * dh, c});
-    }
-    std::sort(d.begin(), d.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
-    if (d[0].first < 1e-12) return d[0].second->us;
-    double num = 0, den = 0;
-    const size_t k = std::min<size_t>(4, d.size());
-    for (size_t i = 0; i < k; ++i) {
-        const WorkloadCost *c = d[i].second;
-        const double scale = ((double)w * (double)h) / ((double)c->w * (double)c->h);  // per entry
-        const double wt = 1.0 / d[i].first;
-        num += wt * c->us * scale;
-        den += wt;
-    }
-    return num / den;
-}
-
 // ---- text form -------------------------------------------------------------------------------------------
 
 namespace {
@@ -605,7 +575,6 @@ std::string to_text(const Table &t) {
         for (double x : c.second) o << ' ' << num(x);
         o << '\n';
     }
-    for (const WorkloadCost &c : t.workloads) o << "workload " << c.w << ' ' << c.h << ' ' << num(c.us) << '\n';
     for (const auto &m : t.matrices) o << stats_line(token(m.first), m.second) << '\n';
     for (const Sample &s : t.samples) {
         o << "sample " << token(s.matrix) << ' ' << s.plan.key() << ' ' << (s.weighted ? 1 : 0) << ' ' << num(s.ms);
@@ -656,11 +625,6 @@ bool parse(const std::string &text, Table &t, std::string &error) {
             if (!(ls >> k.chunk_entries >> k.chunk_smem_per_sm >> k.hot_blocks >> k.hot_blocks_per_sm >> k.hot_fixed_smem >>
                   k.l1_total >> k.stream_slots >> k.stream_hot_share >> k.stream_hot_parts))
                 return bad("kernels needs 9 numbers");
-        } else if (key == "workload") {
-            WorkloadCost c;
-            if (!(ls >> c.w >> c.h >> c.us) || c.w < 1 || c.h < 1 || !(c.us > 0) || !std::isfinite(c.us))
-                return bad("workload needs w >= 1, h >= 1 and a positive cost");
-            out.workloads.push_back(c);
         } else if (key == "stats") {
             std::string name;
             MatrixStats st;

@@ -116,17 +116,8 @@ struct Sample {
     Family family() const { return plan.family; }
 };
 
-// The paper's offline table of workload shapes: the measured cost of one warp workload of w x h
-// (row-major when w >= h, else column-major) of the tile-composite kernel, in microseconds per
-// workload and wave of resident warps.
-struct WorkloadCost {
-    int32_t w = 1, h = 1;
-    double us = 0;
-};
-
 struct Table {
     DeviceShape device;
-    std::vector<WorkloadCost> workloads;  // the w x h grid (empty: not measured)
     KernelShape kernels;                              // the shapes the samples ran with
     // The coefficient sets, by variant (coef_key: a family, the hot-column kernel per hot count)
     std::map<std::string, std::vector<double>> coef;
@@ -151,11 +142,6 @@ bool parse_stats_line(const std::string &line, std::string &name, MatrixStats &s
 // returns false with a message (line number and what is wrong) on a malformed text.
 std::string to_text(const Table &t);
 bool parse(const std::string &text, Table &t, std::string &error);
-
-// The cost of a w x h workload from the table's grid: the cost per entry of the nearest measured
-// shapes of the same layout (in log2 w and log2 h, weighted by inverse squared distance) times
-// w h; default_workload_cost where the grid has no shape of that layout.
-double workload_cost(const std::vector<WorkloadCost> &grid, int32_t w, int32_t h, int32_t layout);
 
 // The coefficient set a plan is priced with: its family's name, and for the hot-column kernel
 // its hot count ("hot:8192"): each hot count has its own set (their L1 and shared memory differ).

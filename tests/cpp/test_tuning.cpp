@@ -12,7 +12,6 @@
 #include <string>
 
 #include "check.h"
-#include "core/format.hpp"
 #include "tuning/model.hpp"
 
 using namespace psv::tuning;
@@ -171,38 +170,8 @@ Table known_table() {
     return t;
 }
 
-void check_workloads() {
-    // a grid whose cost per entry is 1 us for row-major shapes and 2 us for column-major ones,
-    // except (4, 4) at 3 us
-    std::vector<WorkloadCost> g;
-    for (int w = 1; w <= 64; w *= 2)
-        for (int h = 1; w * h <= 64; h *= 2) {
-            WorkloadCost c;
-            c.w = w, c.h = h;
-            c.us = (w >= h ? 1.0 : 2.0) * w * h * (w == 4 && h == 4 ? 3.0 : 1.0);
-            g.push_back(c);
-        }
-    CHECK(workload_cost(g, 8, 2, 0) == 16.0);   // a measured shape: its own cost
-    CHECK(workload_cost(g, 2, 8, 1) == 32.0);
-    CHECK(workload_cost(g, 4, 4, 0) == 48.0);
-    const double between = workload_cost(g, 6, 1, 0);  // between (4, 1) and (8, 1): 1 per entry
-    CHECK_MSG(std::fabs(between - 6.0) < 1e-9, "%g", between);
-    const double beyond = workload_cost(g, 256, 1, 0);  // beyond the grid: per entry of the nearest
-    CHECK_MSG(std::fabs(beyond - 256.0) < 1e-9, "%g", beyond);
-    CHECK(workload_cost({}, 8, 2, 0) == psv::default_workload_cost(8, 2, 0));
-    std::vector<WorkloadCost> rows_only;
-    for (const WorkloadCost &c : g)
-        if (c.w >= c.h) rows_only.push_back(c);
-    CHECK(workload_cost(rows_only, 2, 8, 1) == psv::default_workload_cost(2, 8, 1));  // no column-major shape
-}
-
 void check_fit_and_text() {
     Table t = known_table();
-    for (int w = 1; w <= 4; w *= 2) {
-        WorkloadCost c;
-        c.w = w, c.h = 8 / w, c.us = 0.1 * w;
-        t.workloads.push_back(c);
-    }
     for (int f = 0; f < kFamilies; ++f) CHECK(t.has((Family)f));
     double worst = 0;
     for (const Sample &x : t.samples) {
@@ -218,7 +187,6 @@ void check_fit_and_text() {
     CHECK_MSG(parse(to_text(t), u, err), "%s", err.c_str());
     CHECK(u.device.name == t.device.name && u.device.l2_bytes == t.device.l2_bytes && u.samples.size() == t.samples.size());
     CHECK(u.matrices.size() == t.matrices.size() && u.kernels.hot_fixed_smem == t.kernels.hot_fixed_smem);
-    CHECK(u.workloads.size() == 3 && u.workloads[2].w == 4 && u.workloads[2].h == 2 && u.workloads[2].us == t.workloads[2].us);
     CHECK(u.coef == t.coef && u.coef.size() == 7);  // chunk, hot:2048/4096/8192, stream, tile, tilecoo
     // a hot count not measured is priced with the nearest one's set
     Plan h;
@@ -252,7 +220,6 @@ void check_fit_and_text() {
         {"psv-tuning-table 1\ndevice X\nsms 1\nl2_bytes 1\ncoef hot:x 1\n", "unknown kernel family"},
         {"psv-tuning-table 1\ndevice X\nsms 1\nl2_bytes 1\nsample m warp:1 1 0.5\n", "unknown plan"},
         {"psv-tuning-table 1\nsms 1\nl2_bytes 1\n", "no device"},
-        {"psv-tuning-table 1\ndevice X\nsms 1\nl2_bytes 1\nworkload 0 4 1\n", "workload needs"},
     };
     for (const Bad &b : bads) {
         Table z;
@@ -330,7 +297,6 @@ int main() {
     check_nnls();
     check_stats();
     check_plans();
-    check_workloads();
     check_fit_and_text();
     check_files();
     return check_exit();

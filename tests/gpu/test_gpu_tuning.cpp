@@ -88,8 +88,6 @@ int main() {
     std::string err;
     CHECK_MSG(psv::tuning::parse(read_all(path), T, err), "the written table does not parse: %s", err.c_str());
     CHECK(T.samples.size() >= 20);
-    CHECK_MSG(T.workloads.size() == 6, "%zu workload shapes measured", T.workloads.size());  // w, h in {1, 8, 64}, w h <= 64
-    for (const auto &c : T.workloads) CHECK(c.us > 0);
     for (int f = 0; f < psv::tuning::kFamilies; ++f)
         CHECK_MSG(T.has((psv::tuning::Family)f), "family %s not measured", psv::tuning::family_name((psv::tuning::Family)f));
     REQUIRE(psv_context_tuning(ctx, &ti) == PSV_SUCCESS);
