@@ -179,16 +179,13 @@ FormSummary summarize(CudaBackend &be, const TcForm &F, const ColumnStats &cs) {
 // The summary of the kept form, or of one built here and released again -- where the form can
 // hold the matrix (at most 2^32 - 1 entries) and the CSR with the form's construction fits the
 // policy's share of device memory (a constant of the device); otherwise a summary without tiles.
-// The construction's bound: 32 bytes per entry and two values (measured: R-MAT 28, a pattern,
-// held 25 bytes per entry of temporaries when it asked for 4 more).
+// The construction's bound: form_construction_bytes.
 const FormSummary &CudaMatrix::summary() const {
     if (summary_) return *summary_;
     be_->activate();
     if (!form_) {
-        const double vb = pattern ? 0.0 : (double)type_size(type);
-        const double form_bytes = (32.0 + 2.0 * vb) * (double)nvals + 24.0 * (double)ncols;
         if (nvals > (int64_t)UINT32_MAX ||
-            (double)device_bytes() + form_bytes > policy.plan_memory_share * (double)policy.global_bytes) {
+            (double)device_bytes() + form_construction_bytes() > policy.plan_memory_share * (double)policy.global_bytes) {
             summary_ = std::make_unique<FormSummary>();
             summary_->columns = columns;
             return *summary_;

@@ -158,6 +158,13 @@ public:
     TileComposite form_to_host() const;
     // Bytes of device memory the matrix holds (CSR, plan, kept form).
     int64_t device_bytes() const;
+    // The bound of what building its tile-composite form holds beside it: 32 bytes per entry and
+    // two values (measured: R-MAT 28, a pattern, held 25 bytes per entry of temporaries when it
+    // asked for 4 more), and 24 per column.
+    double form_construction_bytes() const {
+        const double vb = pattern ? 0.0 : (double)type_size(type);
+        return (32.0 + 2.0 * vb) * (double)nvals + 24.0 * (double)ncols;
+    }
     // The SpMV plan in words.
     std::string plan_description() const;
 

@@ -102,9 +102,8 @@ int32_t csr_lanes_for(const Policy &p, int64_t nvals, int64_t nrows) {
 
 // The tile-composite form fits beside the matrix (as summary() asks of a described form).
 bool form_fits(const CudaMatrix &M, const Policy &p, size_t vb) {
-    const double form_bytes = (32.0 + 2.0 * (M.pattern ? 0.0 : (double)vb)) * (double)M.nvals + 24.0 * (double)M.ncols;
     const double csr = 8.0 * (double)(M.nrows + 1) + (4.0 + (M.pattern ? 0.0 : (double)vb)) * (double)M.nvals;
-    return M.nvals <= (int64_t)UINT32_MAX && csr + form_bytes <= p.plan_memory_share * (double)p.global_bytes;
+    return M.nvals <= (int64_t)UINT32_MAX && csr + M.form_construction_bytes() <= p.plan_memory_share * (double)p.global_bytes;
 }
 
 // The hot count a plan holds: at most what shared memory holds and the matrix's columns.

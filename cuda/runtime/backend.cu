@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "cuda/runtime/backend.cuh"
-#include "cuda/build/matrix.cuh"
+#include "cuda/build/build.cuh"
 
 namespace psv {
 namespace cuda {
@@ -58,16 +58,7 @@ CudaBackend::CudaBackend(int32_t device) : device_(device) {
     traits_.max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
     traits_.global_bytes = prop.totalGlobalMem;
     policy_ = select_policy(traits_);
-    {
-        tuning::DeviceShape d;
-        d.name = traits_.name;
-        d.cc_major = traits_.cc_major;
-        d.cc_minor = traits_.cc_minor;
-        d.sms = traits_.sms;
-        d.l2_bytes = (int64_t)traits_.l2_bytes;
-        d.smem_per_sm = (int64_t)traits_.smem_per_sm;
-        tuning_ = tuning::load_table(d);
-    }
+    tuning_ = tuning::load_table(device_shape(*this));
     // A blocking stream: it waits for work on the legacy default stream (a cudaMemcpy from
     // pageable memory may still be landing when that call returns), so device pointers a caller
     // filled there are safe to read.

@@ -720,15 +720,23 @@ Loaded load_table(const DeviceShape &d) {
         L.path = dir + "/" + name;
         return L;
     }
-    // the shipped tables: the device's own, else the nearest architecture's
+    // the shipped tables (parsed once per process: every context of a device looks them up):
+    // the device's own, else the nearest architecture's
+    static const std::vector<std::pair<std::string, Table>> ship = [] {
+        std::vector<std::pair<std::string, Table>> v;
+        std::string e;
+        for (const auto &s : shipped_tables()) {
+            Table t;
+            if (parse(s.second, t, e)) v.push_back({s.first, std::move(t)});
+        }
+        return v;
+    }();
     int best = -1;
     long best_score = 0;
-    const auto &ship = shipped_tables();
     for (size_t i = 0; i < ship.size(); ++i) {
-        Table t;
-        if (!parse(ship[i].second, t, err)) continue;
+        const Table &t = ship[i].second;
         if (ship[i].first == name && same_device(t.device, d)) {
-            L.table = std::move(t);
+            L.table = t;
             L.source = Source::Shipped;
             L.path = ship[i].first;
             return L;
@@ -740,7 +748,7 @@ Loaded load_table(const DeviceShape &d) {
         if (best < 0 || score < best_score) best = (int)i, best_score = score;
     }
     if (best >= 0) {
-        parse(ship[best].second, L.table, err);
+        L.table = ship[best].second;
         L.source = Source::Nearest;
         L.path = ship[best].first;
     }
