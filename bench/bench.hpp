@@ -147,8 +147,8 @@ struct Opts {
         bool ranked = false;  // the policy's rank_order_always while it is planned
         int64_t prefix = -1;  // the policy's ranked_prefix while it is planned
         int stream_bps = 0;             // the policy's stream_blocks_per_sm (0: as chosen)
-        double stream_hot_share = -1;   // ... stream_hot_share (< 0: as chosen)
-        double stream_hot_parts = -1;   // ... stream_hot_parts (< 0: as chosen)
+        int64_t stream_rows = 0;        // ... stream_rows (0: as chosen)
+        int64_t stream_parts_per_sm = 0;  // ... stream_parts_per_sm (0: as chosen)
     };
     std::vector<Variant> variants;  // extra psv format options timed on every matrix
     std::vector<int64_t> proto_tw = {0, -1};  // bench prototype tile widths (0: L2 / 16 bytes; -1: one tile)

@@ -9,14 +9,14 @@
 //   --runs R (50) --warmup W (5) --json F --csv F --svg F --no-algos --no-reorder
 //   --rwr-max-nnz N (20000000) --algo-max-nnz N (600000000) --seed S --no-flush
 //   --contrast (mark the following matrices as non-power-law)  --powerlaw (back)
-//   --variant tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr|stream,hot=H,ranked=0|1,prefix=P,sbps=N,shs=X,shp=X   (repeatable) also
+//   --variant tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr|stream,hot=H,ranked=0|1,prefix=P,sbps=N,srows=N,sppm=N   (repeatable) also
 //                              time psv with these format options (tile width, max dense tiles,
 //                              workload size, kernel; hot: AUTO's hot columns in shared memory, 0 =
 //                              none, the policy's hot_columns; ranked=1: AUTO's x in column rank
 //                              order on any matrix, the policy's rank_order_always; prefix: the
 //                              ranks a ranked hot-kernel plan keeps, the policy's ranked_prefix;
-//                              sbps, shs, shp: the streamed product's blocks per SM, hot share and
-//                              hot partitions share, the policy's stream_* fields; all
+//                              sbps, srows, sppm: the streamed product's blocks per SM, rows per
+//                              partition and partitions per SM, the policy's stream_* fields; all
 //                              injected through psv::cuda::set_policy and replan)
 //   --proto-tw LIST            tile widths of the bench-side prototype (not psv): 0 = L2/16 bytes,
 //                              -1 = one tile, "none" = skip (default "0,-1")
@@ -257,10 +257,10 @@ static void time_psv(int ki, psv_matrix *PA, Inputs &in, Result &res) {
     if (sc.parts > 0) {  // the streamed plan's byte model next to its times
         res.stream_bytes_w = sc.bytes_weighted, res.stream_bytes_p = sc.bytes_pattern;
         const double ms_w = res.psv_w[ki].med, ms_p = res.psv_p[ki].med;
-        std::printf("  stream model: %lld partitions (%lld hot), pairs %.3f per entry, %lld runs, %lld cut rows; weighted %.0f MB "
-                    "(%.3f ms at copy, %.0f%% of copy), pattern %.0f MB (%.3f ms, %.0f%%)\n",
-                    (long long)sc.parts, (long long)sc.hot, (double)sc.pairs / std::max<int64_t>(1, in.nnz), (long long)sc.runs,
-                    (long long)sc.cut_rows, sc.bytes_weighted / 1e6, sc.bytes_weighted / g_copy_bw * 1e3,
+        std::printf("  stream model: %lld partitions of %lld rows (largest %lld entries), %lld pieces of %lld slots, pairs %.3f "
+                    "per entry, %lld runs; weighted %.0f MB (%.3f ms at copy, %.0f%% of copy), pattern %.0f MB (%.3f ms, %.0f%%)\n",
+                    (long long)sc.parts, (long long)sc.rows, (long long)sc.max_part_entries, (long long)sc.pieces,
+                    (long long)sc.slots, (double)sc.pairs / std::max<int64_t>(1, in.nnz), (long long)sc.runs, sc.bytes_weighted / 1e6, sc.bytes_weighted / g_copy_bw * 1e3,
                     100.0 * sc.bytes_weighted / (ms_w * 1e-3) / g_copy_bw, sc.bytes_pattern / 1e6,
                     sc.bytes_pattern / g_copy_bw * 1e3, 100.0 * sc.bytes_pattern / (ms_p * 1e-3) / g_copy_bw);
     }
@@ -329,8 +329,8 @@ static std::string plan_variant(const Opts::Variant &v, psv_matrix *PA, psv_matr
     p.rank_order_always = v.ranked;
     p.ranked_prefix = v.prefix;
     if (v.stream_bps > 0) p.stream_blocks_per_sm = v.stream_bps;
-    if (v.stream_hot_share >= 0) p.stream_hot_share = v.stream_hot_share;
-    if (v.stream_hot_parts >= 0) p.stream_hot_parts = v.stream_hot_parts;
+    if (v.stream_rows > 0) p.stream_rows = v.stream_rows;
+    if (v.stream_parts_per_sm > 0) p.stream_parts_per_sm = v.stream_parts_per_sm;
     std::string why;
     psv::cuda::set_policy(g_ctx, p);
     try {
@@ -429,7 +429,7 @@ static void usage() {
     std::fprintf(stderr,
                  "usage: psv_bench [--runs R] [--warmup W] [--json F] [--csv F] [--svg F] [--no-algos] [--no-reorder]\n"
                  "                 [--no-flush] [--rwr-max-nnz N] [--algo-max-nnz N] [--seed S] [--contrast|--powerlaw]\n"
-                 "                 [--variant tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr|stream,hot=H,ranked=0|1,prefix=P,sbps=N,shs=X,shp=X]...\n"
+                 "                 [--variant tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr|stream,hot=H,ranked=0|1,prefix=P,sbps=N,srows=N,sppm=N]...\n"
                  "                 [--exhaustive] [--tune FILE] MATRIX...\n"
                  "  MATRIX: rmat:SCALE[:EF] | stencil:N | PATH[@LABEL]\n"
                  "       psv_bench --capacity [--weighted] [--transpose auto|cache|push] rmat:SCALE[:EF]...\n"
@@ -442,7 +442,7 @@ static void usage() {
     std::exit(2);
 }
 
-// tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr|stream,hot=H,ranked=0|1,prefix=P,sbps=N,shs=X,shp=X  (unset: the defaults)
+// tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr|stream,hot=H,ranked=0|1,prefix=P,sbps=N,srows=N,sppm=N  (unset: the defaults)
 static Opts::Variant parse_variant(const std::string &spec) {
     Opts::Variant v;
     v.name = spec;
@@ -461,8 +461,8 @@ static Opts::Variant parse_variant(const std::string &spec) {
             v.kernel = val == "auto" ? PSV_KERNEL_AUTO : val == "coo" ? PSV_KERNEL_TILE_COO
                      : val == "csr"  ? PSV_KERNEL_CSR : val == "stream" ? PSV_KERNEL_STREAM : PSV_KERNEL_TILE_COMPOSITE;
         else if (k == "sbps") v.stream_bps = std::atoi(val.c_str());
-        else if (k == "shs") v.stream_hot_share = std::atof(val.c_str());
-        else if (k == "shp") v.stream_hot_parts = std::atof(val.c_str());
+        else if (k == "srows") v.stream_rows = std::atoll(val.c_str());
+        else if (k == "sppm") v.stream_parts_per_sm = std::atoll(val.c_str());
         else if (k == "hot") v.hot = std::atoll(val.c_str());
         else if (k == "ranked") v.ranked = std::atoi(val.c_str()) != 0;
         else if (k == "prefix") v.prefix = std::atoll(val.c_str());

@@ -169,9 +169,10 @@ StreamCounts stream_counts(const psv_matrix *A) {
     const StreamPlan &P = M.stream;
     StreamCounts r;
     if (M.kernel != PSV_KERNEL_STREAM || P.parts == 0) return r;
-    r.parts = P.parts, r.hot = P.hot, r.slots = P.slots, r.pairs = P.pairs, r.runs = P.runs, r.cut_rows = P.nsplit;
-    r.bytes_pattern = P.model_bytes(M.nrows, M.ncols, M.nvals, false);
-    r.bytes_weighted = P.model_bytes(M.nrows, M.ncols, M.nvals, true);
+    r.parts = P.parts, r.rows = P.rows, r.pieces = P.pieces, r.slots = P.slots, r.pairs = P.pairs, r.runs = P.runs;
+    r.entries = P.entries, r.max_part_entries = P.max_part_entries;
+    r.bytes_pattern = P.model_bytes(M.nrows, M.ncols, false);
+    r.bytes_weighted = P.model_bytes(M.nrows, M.ncols, true);
     return r;
 }
 

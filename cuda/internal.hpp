@@ -79,10 +79,11 @@ void replan(psv_matrix *A);
 // A's SpMV plan in words (the chunk plan's column order and hot columns, or the tile form).
 std::string plan_description(const psv_matrix *A);
 // What a streamed plan (PSV_KERNEL_STREAM) holds, and the bytes one product must move by its byte
-// model (x read, items read, pairs written and read, slots read per entry, the row pointer, t
-// written; values too where weighted). All zero where A's product does not stream.
+// model (StreamPlan::model_bytes: x read, items and runs read, pairs written and read, each
+// entry's row and slot read, t written; values too where weighted). All zero where A's product
+// does not stream.
 struct StreamCounts {
-    int64_t parts = 0, hot = 0, slots = 0, pairs = 0, runs = 0, cut_rows = 0;
+    int64_t parts = 0, rows = 0, pieces = 0, slots = 0, pairs = 0, runs = 0, entries = 0, max_part_entries = 0;
     int64_t bytes_pattern = 0, bytes_weighted = 0;
 };
 StreamCounts stream_counts(const psv_matrix *A);

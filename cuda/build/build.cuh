@@ -49,10 +49,8 @@ int64_t list_long_rows(CudaBackend &be, const CudaMatrix &M, int64_t min_len, Bu
 ChunkPlan build_chunk_plan(CudaBackend &be, const CudaMatrix &M, const Policy &policy, Buffer &&col_order, bool ranked,
                            int64_t prefix, int64_t hot, size_t hot_vb);
 
-// The streamed product's plan of M (stream_plan.cu) for values of vb bytes under policy p, from
-// M's column ranking (rank_columns' col_order, rank_of and ranked_keys, read and left as they are).
-StreamPlan build_stream_plan(CudaBackend &be, const CudaMatrix &M, const Policy &p, size_t vb, const Buffer &col_order,
-                             const Buffer &rank_of, const Buffer &ranked_keys);
+// The streamed product's plan of M (stream_plan.cu) for values of vb bytes under policy p.
+StreamPlan build_stream_plan(CudaBackend &be, const CudaMatrix &M, const Policy &p, size_t vb);
 // Tuples delivered in chunks on the device (assemble.cu): deliver(first, n, rows, cols, vals)
 // writes tuples first .. first + n - 1 (n at most the chunk assemble_csr asks for) into the
 // int32 arrays rows and cols and, unless vals is nullptr (a pattern), values of the matrix's

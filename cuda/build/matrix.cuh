@@ -93,46 +93,44 @@ struct ChunkPlan {
 };
 
 // The streamed product's plan (PSV_KERNEL_STREAM; stream_plan.cu builds it, spmv/stream.cuh runs
-// it). The entries, in CSR order, are cut into partitions of whole or partial rows, each with at
-// most `slots` distinct source columns: its `hot` columns (ranks 0 .. hot-1, read from x by every
-// partition) and its pairs (every other column with an entry in the partition, in column order).
-// A product: the hot values gathered into xh; a scatter pass walks the columns in order, a block
-// per column block of x staged in shared memory, and writes x(j) into pv once per pair, in runs
-// (one per column block and partition) contiguous in pv; an accumulate pass, a block per
-// partition, loads its hot values and pairs into shared memory and sums its rows' pieces there
-// (entry e reads slot lidx[e]); a row cut by a partition boundary is summed piece by piece, the
-// pieces combined in partition order. No random read of x, no float atomics.
+// it): partition-centric propagation blocking with the binning precomputed. The rows are cut into
+// partitions of `rows` rows; a partition's (column, partition) pairs -- one per distinct column
+// with an entry in it, in column order -- are cut into pieces of at most `slots` pairs. A product:
+// (1) scatter: a block per column block of x stages its window in shared memory and writes x(j)
+// once per pair, in runs (one per column block and partition) contiguous in pv; (2) accumulate: a
+// block per partition keeps its rows' sums in shared memory, stages each piece's pair values
+// there and streams the piece's entries -- (row in partition, slot in piece), sorted by row --
+// summing runs of one row by thread, then warp (shuffles), then the block (in warp order). No
+// random read of x, no float atomics: every row's sum is formed in an order fixed by the plan.
 struct StreamPlan {
-    int64_t parts = 0, hot = 0, slots = 0, pairs = 0, runs = 0;
+    int64_t parts = 0, rows = 0, slots = 0, pieces = 0, pairs = 0, runs = 0;
+    int64_t entries = 0;                                      // ent's length: nvals and each piece's padding
     int64_t column_block = 0, column_blocks = 0, splits = 0;  // scatter: x window, blocks per window
-    int64_t max_pairs = 0;  // the most pairs of one partition
-    size_t vb = 0;          // the value size the slots were counted for
-    int32_t lanes = 4;      // accumulate: lanes per row
-    Buffer part_entry;  // int64 [parts + 1]: first entry of each partition (last: nvals)
-    Buffer part_row;    // int32 [parts + 1]: the row holding part_entry (first: 0, last: nrows)
-    Buffer part_pair;   // uint32 [parts + 1]: first pair of each partition (last: pairs)
-    Buffer lidx;        // uint16 [nvals]: each entry's slot (hot rank, or hot + pair in partition)
-    Buffer hot_cols;    // int32 [hot]: the column of each hot rank
+    int64_t max_part_entries = 0;                             // the most entries of one partition
+    size_t vb = 0;                                            // the value size the slots were counted for
+    Buffer part_piece;   // int32 [parts + 1]: first piece of each partition
+    Buffer piece_pair;   // uint32 [pieces + 1]: first pair (position in pv) of each piece
+    Buffer piece_entry;  // int64 [pieces + 1]: first entry (position in ent) of each piece, a multiple of 4
+    Buffer order;        // int32 [parts]: the partitions by entries, most first (the launch order)
+    Buffer ent;          // uint32 [entries]: row in partition << 16 | slot in piece; 0xffffffff pads a piece
+    Buffer val;          // [entries] values in ent's order (empty for a pattern)
+    Buffer nonempty;     // uint32 [(nrows + 31) / 32]: bit i set where row i has an entry
     // the scatter's items: the pairs in (column block, partition, column) order; a run is the
     // items of one column block and partition (consecutive in pv)
-    Buffer window_item;  // uint32 [column_blocks + 1]: first item of each column block
-    Buffer item_dest;    // uint32 [pairs]: each item's pair (its position in pv)
-    Buffer item_col;     // uint16 [pairs]: each item's column less its block's first
-    Buffer split;       // int32 [3 x nsplit]: row, first and last boundary of rows cut by one
-    int64_t nsplit = 0;
+    Buffer window_run;  // uint32 [column_blocks + 1]: first run of each column block
+    Buffer run_item;    // uint32 [runs + 1]: first item of each run
+    Buffer run_dest;    // uint32 [runs]: pv position of each run's first item
+    Buffer item_col;    // uint16 [pairs]: each item's column less its block's first
     // workspace of one product (the context's stream orders products)
-    Buffer pv;       // pairs x vb
-    Buffer xh;       // hot x vb
-    Buffer partial;  // 2 x parts x 8: each partition's head and tail piece
+    Buffer pv;  // pairs x vb
     int64_t device_bytes() const;
     std::string describe() const;
     // The bytes one product moves by the byte model (values of vb bytes): x read once by the
-    // scatter (ncols), its items (6 each: column and destination) read, each pair written and
-    // read, the hot values gathered, each entry's slot (2) [and value], the row pointer (8 per
-    // row, read by the accumulate pass) and t written.
-    int64_t model_bytes(int64_t nrows, int64_t ncols, int64_t nnz, bool weighted) const {
-        return ncols * (int64_t)vb + 6 * pairs + 2 * pairs * (int64_t)vb + 2 * hot * (int64_t)vb + 2 * nnz +
-               (weighted ? nnz * (int64_t)vb : 0) + 8 * (nrows + 1) + nrows * (int64_t)vb;
+    // scatter, its items (2 bytes each) and runs (8 each) read, each pair written and read, each
+    // entry's row and slot (4) [and value] read, the row flags and t written.
+    int64_t model_bytes(int64_t nrows, int64_t ncols, bool weighted) const {
+        return ncols * (int64_t)vb + 2 * pairs + 8 * runs + 2 * pairs * (int64_t)vb + 4 * entries +
+               (weighted ? entries * (int64_t)vb : 0) + nrows / 8 + nrows * (int64_t)vb;
     }
 };
 

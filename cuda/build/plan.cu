@@ -148,9 +148,9 @@ tuning::KernelShape kernel_shape(const Policy &p) {
     k.hot_blocks_per_sm = kHotBlocksPerSm;
     k.hot_fixed_smem = (int64_t)kHotGroups * ((int64_t)kChunkCap * 4 + kChunkDeferredMax * 4 + 4) + (int64_t)p.hot_smem_reserve;
     k.l1_total = (int64_t)p.smem_per_sm + 28 * 1024;  // Hopper: 256 KB of L1 and shared memory per SM
-    k.stream_slots = p.stream_slots(4);
-    k.stream_hot_share = p.stream_hot_share;
-    k.stream_hot_parts = p.stream_hot_parts;
+    k.stream_rows = p.stream_rows;
+    k.stream_parts_per_sm = p.stream_parts_per_sm;
+    k.stream_slots = p.stream_shape(INT32_MAX, 4).slots;
     return k;
 }
 
@@ -196,7 +196,7 @@ std::vector<tuning::Plan> auto_candidates(const CudaMatrix &M, const Policy &p, 
     // the streamed product where the policy lets AUTO stream (it is behind the chunk kernels on
     // every matrix measured so far: docs/benchmarks.md)
     if (p.stream_auto && M.nvals <= (int64_t)UINT32_MAX && (int64_t)vb <= p.stream_max_value_bytes &&
-        p.stream_slots(vb) >= 1024) {
+        p.stream_shape(M.nrows, vb).slots >= 1024) {
         tuning::Plan x;
         x.family = tuning::Family::Stream;
         add(x);
@@ -275,11 +275,11 @@ void CudaMatrix::rebuild(const FormatOptions &opt) {
     const tuning::Table *table = be_->tuning_table();
     const tuning::KernelShape kshape = kernel_shape(p);
     const tuning::DeviceShape dshape = device_shape(*be_);
-    // the column ranking: its statistics are the model's input (every kernel), and AUTO's and
-    // STREAM's plans read it
+    // the column ranking: its statistics are the model's input (every kernel), and AUTO's plans
+    // read it
     ColumnStats cs;
     Buffer order, rank_of, ranked_keys;
-    if (nvals > 0 && (k == PSV_KERNEL_AUTO || k == PSV_KERNEL_STREAM || table))
+    if (nvals > 0 && (k == PSV_KERNEL_AUTO || table))
         cs = rank_columns(*be_, *this, p.hot_min_length, order, rank_of, &ranked_keys);
     const auto t_model = std::chrono::steady_clock::now();
     const tuning::MatrixStats ms = model_stats(*this, cs, vb);
@@ -289,11 +289,16 @@ void CudaMatrix::rebuild(const FormatOptions &opt) {
     if (table) ranking = tuning::rank_plans(*table, ms, cands, kshape, dshape);
     const bool forced = p.hot_columns >= 0 || p.rank_order_always || p.ranked_prefix >= 0;  // tests' and bench's
     tuning::Plan chosen;
-    if (k == PSV_KERNEL_AUTO && nvals > 0 && opt.plan_choice == PSV_CHOICE_MODEL && !ranking.empty() && !forced) {
+    // the streamed product by its measured rule, before the model (the shipped tables hold no
+    // samples of it yet: docs/design.md, section 6)
+    const bool stream_rule = auto_stream(*this, cs, p, vb) && opt.hot_columns < 0 && opt.rank_order < 0;
+    if (k == PSV_KERNEL_AUTO && nvals > 0 && stream_rule && !forced) {
+        chosen.family = tuning::Family::Stream;
+    } else if (k == PSV_KERNEL_AUTO && nvals > 0 && opt.plan_choice == PSV_CHOICE_MODEL && !ranking.empty() && !forced) {
         chosen = ranking.front().plan;
     } else if (k == PSV_KERNEL_AUTO) {
         // the rules (PSV_CHOICE_RULES, no table, or a policy's forced plan); options override them
-        if (auto_stream(*this, cs, p, vb) && opt.hot_columns < 0 && opt.rank_order < 0) {
+        if (stream_rule) {
             chosen.family = tuning::Family::Stream;
         } else {
             int64_t hot = 0;
@@ -376,7 +381,7 @@ void CudaMatrix::rebuild(const FormatOptions &opt) {
         cs = std::move(fs);
     }
     StreamPlan sp;  // an empty matrix's STREAM runs the CSR kernel (no plan)
-    if (k == PSV_KERNEL_STREAM && nvals > 0) sp = build_stream_plan(*be_, *this, p, vb, order, rank_of, ranked_keys);
+    if (k == PSV_KERNEL_STREAM && nvals > 0) sp = build_stream_plan(*be_, *this, p, vb);
     rank_of = Buffer();
     ranked_keys = Buffer();
     // the CSR kernel's plan (it also serves products whose input vector has absent entries)

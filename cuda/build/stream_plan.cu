@@ -1,12 +1,10 @@
-// The streamed product's plan (StreamPlan, matrix.cuh), built on the device from the CSR and the
-// column ranking: the hot columns, the partitions, the (partition, column) pairs by two radix
-// sorts, each entry's slot, and the scatter pass's runs.
+// The streamed product's plan (StreamPlan, matrix.cuh), built on the device from the CSR: the
+// (partition, column) pairs by one radix sort of the entries, the pieces, each entry's row and
+// slot in its piece's order by a second sort, and the scatter pass's runs by a third (of the pairs).
 #include <cub/cub.cuh>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
-#include <vector>
 
 #include "cuda/build/build.cuh"
 #include "cuda/build/common.cuh"
@@ -18,49 +16,12 @@ namespace cuda {
 
 namespace {
 
-// count = the ranks whose key (~length) is at most key: the columns of at least that length
-__global__ void ranks_at_most_kernel(int64_t n, const uint32_t *keys, uint32_t key, int64_t *count) {
-    *count = upper_bound_d<uint32_t>(keys, n, key);
-}
-
-// f[e] = 1 for an entry of a column that is not hot; a hot entry's slot is its rank
-__global__ void entry_class_kernel(int64_t nnz, const int32_t *col, const int32_t *rank_of, int64_t hot, uint32_t *f,
-                                   uint16_t *lidx) {
+// key = partition << cbits | column, for entry e (its row in row[e]); val = e
+__global__ void pair_keys_kernel(int64_t nnz, const int32_t *row, const int32_t *col, int64_t rows, int cbits,
+                                 uint64_t *key, uint32_t *val) {
     PSV_GRID_LOOP(e, nnz) {
-        const int32_t r = rank_of[col[e]];
-        const bool h = r < hot;
-        f[e] = h ? 0u : 1u;
-        if (h) lidx[e] = (uint16_t)r;
-    }
-}
-
-// partition k: entries from the first whose count of earlier non-hot entries reaches k w; the
-// row holding it (0 for the first, nrows past the last)
-__global__ void part_bounds_kernel(int64_t parts, int64_t nnz, int64_t nrows, const uint32_t *excl, int64_t w,
-                                   const int64_t *rp, int64_t *pe, int32_t *pr) {
-    PSV_GRID_LOOP(k, parts + 1) {
-        if (k == 0) {
-            pe[0] = 0;
-            pr[0] = 0;
-        } else if (k == parts) {
-            pe[k] = nnz;
-            pr[k] = (int32_t)nrows;
-        } else {
-            const int64_t e = lower_bound_d<uint32_t>(excl, nnz, (uint32_t)(k * w));
-            pe[k] = e;
-            pr[k] = (int32_t)(upper_bound_d<int64_t>(rp, nrows + 1, e) - 1);
-        }
-    }
-}
-
-__global__ void pair_keys_kernel(int64_t nnz, const uint32_t *f, const uint32_t *excl, const int32_t *col, int64_t w,
-                                 int64_t parts, int cbits, uint64_t *key, uint32_t *val) {
-    PSV_GRID_LOOP(e, nnz) {
-        if (!f[e]) continue;
-        const uint32_t i = excl[e];
-        const uint64_t k = (uint64_t)min((int64_t)i / w, parts - 1);
-        key[i] = (k << cbits) | (uint64_t)(uint32_t)col[e];
-        val[i] = (uint32_t)e;
+        key[e] = ((uint64_t)(row[e] / rows) << cbits) | (uint64_t)(uint32_t)col[e];
+        val[e] = (uint32_t)e;
     }
 }
 
@@ -73,15 +34,80 @@ __global__ void pair_write_kernel(int64_t n, const uint64_t *key, const uint32_t
     PSV_GRID_LOOP(i, n) if (flag[i]) pkey[pid1[i] - 1] = key[i];
 }
 
+// pp[k] = the first pair of partition k (pp[parts] = pairs); pieces[k] = its pieces (pieces[parts] = 0)
 __global__ void part_pair_kernel(int64_t parts, int64_t npairs, const uint64_t *pkey, int cbits, uint32_t *pp) {
     PSV_GRID_LOOP(k, parts + 1) pp[k] = (uint32_t)lower_bound_d<uint64_t>(pkey, npairs, (uint64_t)k << cbits);
 }
+__global__ void part_pieces_kernel(int64_t parts, const uint32_t *pp, int64_t slots, int32_t *pieces) {
+    PSV_GRID_LOOP(k, parts + 1) pieces[k] = k < parts ? (int32_t)(((int64_t)(pp[k + 1] - pp[k]) + slots - 1) / slots) : 0;
+}
 
-__global__ void slot_kernel(int64_t n, const uint64_t *key, const uint32_t *val, const uint32_t *pid1, int cbits,
-                            const uint32_t *pp, int64_t hot, uint16_t *lidx) {
-    PSV_GRID_LOOP(i, n) {
-        const uint64_t k = key[i] >> cbits;
-        lidx[val[i]] = (uint16_t)(hot + (int64_t)(pid1[i] - 1) - (int64_t)pp[k]);
+// piece_pair of partition k's pieces; the last entry is the pair count
+__global__ void piece_pair_kernel(int64_t parts, int64_t npairs, const uint32_t *pp, const int32_t *pg, int64_t slots,
+                                  uint32_t *gp) {
+    PSV_GRID_LOOP(k, parts + 1) {
+        if (k == parts) {
+            gp[pg[parts]] = (uint32_t)npairs;
+            continue;
+        }
+        for (int32_t g = pg[k], j = 0; g < pg[k + 1]; ++g, ++j) gp[g] = pp[k] + (uint32_t)(j * slots);
+    }
+}
+
+// per entry (in pair order i, entry e = val[i]): its piece and row in partition as a sort key,
+// and its row and slot packed
+__global__ void entry_keys_kernel(int64_t nnz, const uint64_t *skey, const uint32_t *sval, const uint32_t *pid1, int cbits,
+                                  const uint32_t *pp, const int32_t *pg, const int32_t *row, int64_t rows, int64_t slots,
+                                  int rbits, uint64_t *key2, uint32_t *packed) {
+    PSV_GRID_LOOP(i, nnz) {
+        const uint32_t e = sval[i];
+        const int64_t k = (int64_t)(skey[i] >> cbits);
+        const int64_t local = (int64_t)(pid1[i] - 1) - (int64_t)pp[k];
+        const int64_t g = pg[k] + local / slots;
+        const int64_t r = row[e] - k * rows;
+        key2[e] = ((uint64_t)g << rbits) | (uint64_t)r;
+        packed[e] = ((uint32_t)r << 16) | (uint32_t)(local % slots);
+    }
+}
+
+__global__ void iota_kernel(int64_t n, uint32_t *v) {
+    PSV_GRID_LOOP(i, n) v[i] = (uint32_t)i;
+}
+
+// the first entry (sorted order) of each piece, and its length padded to a multiple of 4
+__global__ void piece_bounds_kernel(int64_t pieces, int64_t nnz, const uint64_t *skey2, int rbits, int64_t *raw) {
+    PSV_GRID_LOOP(g, pieces + 1) raw[g] = lower_bound_d<uint64_t>(skey2, nnz, (uint64_t)g << rbits);
+}
+__global__ void piece_padded_kernel(int64_t pieces, const int64_t *raw, int64_t *padded) {
+    PSV_GRID_LOOP(g, pieces + 1) padded[g] = g < pieces ? (raw[g + 1] - raw[g] + 3) / 4 * 4 : 0;
+}
+
+// entry i of the sorted order to its padded place: ent and the CSR position of its value
+__global__ void place_kernel(int64_t nnz, const uint64_t *skey2, const uint32_t *se2, int rbits, const int64_t *raw,
+                             const int64_t *ge, const uint32_t *packed, uint32_t *ent, uint32_t *src) {
+    PSV_GRID_LOOP(i, nnz) {
+        const int64_t g = (int64_t)(skey2[i] >> rbits);
+        const int64_t d = ge[g] + (i - raw[g]);
+        const uint32_t e = se2[i];
+        ent[d] = packed[e];
+        src[d] = e;
+    }
+}
+
+// a partition's entries (padded), for the launch order
+__global__ void part_entries_kernel(int64_t parts, const int32_t *pg, const int64_t *ge, uint64_t *n, int32_t *id) {
+    PSV_GRID_LOOP(k, parts) {
+        n[k] = (uint64_t)(ge[pg[k + 1]] - ge[pg[k]]);
+        id[k] = (int32_t)k;
+    }
+}
+
+__global__ void nonempty_kernel(int64_t nrows, const int64_t *rp, uint32_t *bits) {
+    PSV_GRID_LOOP(w, (nrows + 31) / 32) {
+        uint32_t b = 0;
+        for (int64_t i = w * 32, j = 0; j < 32 && i < nrows; ++i, ++j)
+            if (rp[i + 1] > rp[i]) b |= 1u << j;
+        bits[w] = b;
     }
 }
 
@@ -104,12 +130,22 @@ __global__ void items_kernel(int64_t npairs, const uint32_t *swk, const uint32_t
     }
 }
 
-__global__ void window_item_kernel(int64_t windows, int64_t npairs, const uint32_t *swk, uint32_t *wi) {
-    PSV_GRID_LOOP(b, windows + 1) wi[b] = (uint32_t)lower_bound_d<uint32_t>(swk, npairs, (uint32_t)b);
+__global__ void runs_kernel(int64_t npairs, const uint32_t *rflag, const uint32_t *rid1, const uint32_t *order,
+                            uint32_t *run_item, uint32_t *run_dest) {
+    PSV_GRID_LOOP(q, npairs) {
+        if (!rflag[q]) continue;
+        run_item[rid1[q] - 1] = (uint32_t)q;
+        run_dest[rid1[q] - 1] = order[q];
+    }
 }
 
-__global__ void gather_row_start_kernel(int64_t n, const int32_t *pr, const int64_t *rp, int64_t *out) {
-    PSV_GRID_LOOP(k, n) out[k] = rp[pr[k]];
+__global__ void window_run_kernel(int64_t windows, int64_t npairs, int64_t runs, const uint32_t *swk, const uint32_t *rid1,
+                                  uint32_t *wr, uint32_t *run_item) {
+    PSV_GRID_LOOP(b, windows + 1) {
+        const int64_t q = lower_bound_d<uint32_t>(swk, npairs, (uint32_t)b);
+        wr[b] = q < npairs ? rid1[q] - 1 : (uint32_t)runs;
+        if (b == windows) run_item[runs] = (uint32_t)npairs;
+    }
 }
 
 template <class T> T last_of(CudaBackend &be, const Buffer &b, int64_t n) {
@@ -120,104 +156,152 @@ template <class T> T last_of(CudaBackend &be, const Buffer &b, int64_t n) {
 
 }  // namespace
 
-StreamPlan build_stream_plan(CudaBackend &be, const CudaMatrix &M, const Policy &p, size_t vb, const Buffer &order,
-                             const Buffer &rank_of, const Buffer &ranked_keys) {
+StreamPlan build_stream_plan(CudaBackend &be, const CudaMatrix &M, const Policy &p, size_t vb) {
     cudaStream_t st = be.stream();
     const int64_t nnz = M.nvals, nrows = M.nrows, ncols = M.ncols;
     const int32_t *col = M.col.as<int32_t>();
     const int64_t *rp = M.row_ptr.as<int64_t>();
+    if (nnz == 0 || nrows == 0 || ncols == 0) fail(PSV_ERROR_INVALID_VALUE, "the streamed product needs a matrix with entries");
     StreamPlan S;
     S.vb = vb;
-    S.slots = p.stream_slots(vb);
-    if (S.slots < 1024) fail(PSV_ERROR_INVALID_VALUE, "the streamed product needs shared memory for 1024 slots per block");
-    if (nnz == 0 || nrows == 0 || ncols == 0) fail(PSV_ERROR_INVALID_VALUE, "the streamed product needs a matrix with entries");
-    const double mean = (double)nnz / (double)nrows;
-    S.lanes = mean < 16.0 ? 4 : 16;
-
-    // ---- hot columns: those in at least stream_hot_parts of the partitions one would expect ----
-    {
-        Buffer cnt(&be, 8);
-        const double parts_est = std::ceil((double)nnz / (double)S.slots);
-        const uint32_t thr = (uint32_t)std::max(2.0, std::ceil(p.stream_hot_parts * parts_est));
-        ranks_at_most_kernel<<<1, 1, 0, st>>>(ncols, ranked_keys.as<uint32_t>(), ~thr, cnt.as<int64_t>());
-        PSV_CUDA_LAUNCH_CHECK();
-        int64_t h = 0;
-        be.download(&h, cnt.get(), 8);
-        S.hot = std::min<int64_t>(h, (int64_t)(p.stream_hot_share * (double)S.slots));
-        S.hot = std::min<int64_t>(S.hot, ncols);
-    }
-    S.hot_cols = Buffer(&be, (size_t)std::max<int64_t>(S.hot, 1) * 4);
-    if (S.hot > 0) be.copy(S.hot_cols.get(), order.get(), (size_t)S.hot * 4);
-
-    // ---- partitions: at most w = slots - hot non-hot entries each ----
-    const int64_t w = S.slots - S.hot;
-    S.lidx = Buffer(&be, (size_t)nnz * 2);
-    Buffer f(&be, (size_t)nnz * 4), excl(&be, (size_t)nnz * 4);
-    launch(be, nnz, [&](unsigned g, int b) {
-        entry_class_kernel<<<g, b, 0, st>>>(nnz, col, rank_of.as<int32_t>(), S.hot, f.as<uint32_t>(), S.lidx.as<uint16_t>());
-    });
-    be.cub_call([&](void *tmp, size_t &bytes) {
-        return cubns::DeviceScan::ExclusiveSum(tmp, bytes, f.as<uint32_t>(), excl.as<uint32_t>(), nnz, st);
-    });
-    const int64_t nonhot = (int64_t)last_of<uint32_t>(be, excl, nnz) + (int64_t)last_of<uint32_t>(be, f, nnz);
-    S.parts = std::max<int64_t>(1, (nonhot + w - 1) / w);
-    S.part_entry = Buffer(&be, (size_t)(S.parts + 1) * 8);
-    S.part_row = Buffer(&be, (size_t)(S.parts + 1) * 4);
-    launch(be, S.parts + 1, [&](unsigned g, int b) {
-        part_bounds_kernel<<<g, b, 0, st>>>(S.parts, nnz, nrows, excl.as<uint32_t>(), w, rp, S.part_entry.as<int64_t>(),
-                                            S.part_row.as<int32_t>());
-    });
-
-    // ---- pairs: the non-hot entries sorted by (partition, column), one pair per distinct key ----
+    const Policy::StreamShape shape = p.stream_shape(nrows, vb);
+    S.rows = shape.rows;
+    S.slots = shape.slots;
+    if (S.rows < 256 || S.slots < 1024)
+        fail(PSV_ERROR_INVALID_VALUE, "the streamed product needs shared memory for 256 rows and 1024 slots per block");
+    S.parts = (nrows + S.rows - 1) / S.rows;
     const int cbits = std::max(1, bits_for((uint64_t)(ncols - 1)));
     const int kbits = std::max(1, bits_for((uint64_t)(S.parts - 1)));
-    const uint64_t cmask = (cbits >= 64) ? ~0ull : ((1ull << cbits) - 1);
-    Buffer pkey;
-    S.part_pair = Buffer(&be, (size_t)(S.parts + 1) * 4);
-    if (nonhot > 0) {
-        Buffer key(&be, (size_t)nonhot * 8), val(&be, (size_t)nonhot * 4);
-        launch(be, nnz, [&](unsigned g, int b) {
-            pair_keys_kernel<<<g, b, 0, st>>>(nnz, f.as<uint32_t>(), excl.as<uint32_t>(), col, w, S.parts, cbits,
-                                              key.as<uint64_t>(), val.as<uint32_t>());
-        });
-        f = Buffer();
-        excl = Buffer();
-        Buffer skey(&be, (size_t)nonhot * 8), sval(&be, (size_t)nonhot * 4);
-        be.cub_call([&](void *tmp, size_t &bytes) {
-            return cubns::DeviceRadixSort::SortPairs(tmp, bytes, key.as<uint64_t>(), skey.as<uint64_t>(), val.as<uint32_t>(),
-                                                     sval.as<uint32_t>(), nonhot, 0, cbits + kbits, st);
-        });
-        key = Buffer();
-        val = Buffer();
-        Buffer flag(&be, (size_t)nonhot * 4), pid1(&be, (size_t)nonhot * 4);
-        launch(be, nonhot, [&](unsigned g, int b) { first_flags_kernel<<<g, b, 0, st>>>(nonhot, skey.as<uint64_t>(), flag.as<uint32_t>()); });
-        be.cub_call([&](void *tmp, size_t &bytes) {
-            return cubns::DeviceScan::InclusiveSum(tmp, bytes, flag.as<uint32_t>(), pid1.as<uint32_t>(), nonhot, st);
-        });
-        S.pairs = (int64_t)last_of<uint32_t>(be, pid1, nonhot);
-        pkey = Buffer(&be, (size_t)S.pairs * 8);
-        launch(be, nonhot, [&](unsigned g, int b) {
-            pair_write_kernel<<<g, b, 0, st>>>(nonhot, skey.as<uint64_t>(), flag.as<uint32_t>(), pid1.as<uint32_t>(), pkey.as<uint64_t>());
-        });
-        launch(be, S.parts + 1, [&](unsigned g, int b) {
-            part_pair_kernel<<<g, b, 0, st>>>(S.parts, S.pairs, pkey.as<uint64_t>(), cbits, S.part_pair.as<uint32_t>());
-        });
-        launch(be, nonhot, [&](unsigned g, int b) {
-            slot_kernel<<<g, b, 0, st>>>(nonhot, skey.as<uint64_t>(), sval.as<uint32_t>(), pid1.as<uint32_t>(), cbits,
-                                         S.part_pair.as<uint32_t>(), S.hot, S.lidx.as<uint16_t>());
-        });
-    } else {
-        be.set_bytes(S.part_pair.get(), 0, (size_t)(S.parts + 1) * 4);
-    }
-    f = Buffer();
-    excl = Buffer();
+    const int rbits = bits_for((uint64_t)(S.rows - 1));
+    const uint64_t cmask = (1ull << cbits) - 1;
 
-    // ---- the scatter's items: the pairs by (column block, partition, column) ----
+    // ---- pairs: the entries sorted by (partition, column), one pair per distinct key ----
+    Buffer row(&be, (size_t)nnz * 4);
+    rows_of_entries(be, nnz, rp, nrows, row.as<int32_t>());
+    Buffer skey(&be, (size_t)nnz * 8), sval(&be, (size_t)nnz * 4);
+    {
+        Buffer key(&be, (size_t)nnz * 8), val(&be, (size_t)nnz * 4);
+        launch(be, nnz, [&](unsigned g, int b) {
+            pair_keys_kernel<<<g, b, 0, st>>>(nnz, row.as<int32_t>(), col, S.rows, cbits, key.as<uint64_t>(), val.as<uint32_t>());
+        });
+        be.cub_call([&](void *tmp, size_t &bytes) {  // stable: a pair's entries keep their rows' order
+            return cubns::DeviceRadixSort::SortPairs(tmp, bytes, key.as<uint64_t>(), skey.as<uint64_t>(), val.as<uint32_t>(),
+                                                     sval.as<uint32_t>(), nnz, 0, cbits + kbits, st);
+        });
+    }
+    Buffer pid1(&be, (size_t)nnz * 4), pkey;
+    {
+        Buffer flag(&be, (size_t)nnz * 4);
+        launch(be, nnz, [&](unsigned g, int b) { first_flags_kernel<<<g, b, 0, st>>>(nnz, skey.as<uint64_t>(), flag.as<uint32_t>()); });
+        be.cub_call([&](void *tmp, size_t &bytes) {
+            return cubns::DeviceScan::InclusiveSum(tmp, bytes, flag.as<uint32_t>(), pid1.as<uint32_t>(), nnz, st);
+        });
+        S.pairs = (int64_t)last_of<uint32_t>(be, pid1, nnz);
+        pkey = Buffer(&be, (size_t)S.pairs * 8);
+        launch(be, nnz, [&](unsigned g, int b) {
+            pair_write_kernel<<<g, b, 0, st>>>(nnz, skey.as<uint64_t>(), flag.as<uint32_t>(), pid1.as<uint32_t>(), pkey.as<uint64_t>());
+        });
+    }
+
+    // ---- pieces: each partition's pairs, slots at a time ----
+    Buffer pp(&be, (size_t)(S.parts + 1) * 4), npieces(&be, (size_t)(S.parts + 1) * 4);
+    S.part_piece = Buffer(&be, (size_t)(S.parts + 1) * 4);
+    launch(be, S.parts + 1, [&](unsigned g, int b) {
+        part_pair_kernel<<<g, b, 0, st>>>(S.parts, S.pairs, pkey.as<uint64_t>(), cbits, pp.as<uint32_t>());
+    });
+    launch(be, S.parts + 1, [&](unsigned g, int b) {
+        part_pieces_kernel<<<g, b, 0, st>>>(S.parts, pp.as<uint32_t>(), S.slots, npieces.as<int32_t>());
+    });
+    be.cub_call([&](void *tmp, size_t &bytes) {
+        return cubns::DeviceScan::ExclusiveSum(tmp, bytes, npieces.as<int32_t>(), S.part_piece.as<int32_t>(), S.parts + 1, st);
+    });
+    npieces = Buffer();
+    S.pieces = (int64_t)last_of<int32_t>(be, S.part_piece, S.parts + 1);
+    S.piece_pair = Buffer(&be, (size_t)(S.pieces + 1) * 4);
+    launch(be, S.parts + 1, [&](unsigned g, int b) {
+        piece_pair_kernel<<<g, b, 0, st>>>(S.parts, S.pairs, pp.as<uint32_t>(), S.part_piece.as<int32_t>(), S.slots,
+                                           S.piece_pair.as<uint32_t>());
+    });
+
+    // ---- entries: sorted by (piece, row in partition), each piece padded to a multiple of 4 ----
+    const int gbits = std::max(1, bits_for((uint64_t)(S.pieces - 1)));
+    Buffer key2(&be, (size_t)nnz * 8), packed(&be, (size_t)nnz * 4);
+    launch(be, nnz, [&](unsigned g, int b) {
+        entry_keys_kernel<<<g, b, 0, st>>>(nnz, skey.as<uint64_t>(), sval.as<uint32_t>(), pid1.as<uint32_t>(), cbits,
+                                           pp.as<uint32_t>(), S.part_piece.as<int32_t>(), row.as<int32_t>(), S.rows, S.slots,
+                                           rbits, key2.as<uint64_t>(), packed.as<uint32_t>());
+    });
+    skey = Buffer();
+    sval = Buffer();
+    pid1 = Buffer();
+    row = Buffer();
+    pp = Buffer();
+    Buffer skey2(&be, (size_t)nnz * 8), se2(&be, (size_t)nnz * 4);
+    {
+        Buffer ids(&be, (size_t)nnz * 4);
+        launch(be, nnz, [&](unsigned g, int b) { iota_kernel<<<g, b, 0, st>>>(nnz, ids.as<uint32_t>()); });
+        be.cub_call([&](void *tmp, size_t &bytes) {  // stable: a row's entries in a piece keep CSR order
+            return cubns::DeviceRadixSort::SortPairs(tmp, bytes, key2.as<uint64_t>(), skey2.as<uint64_t>(), ids.as<uint32_t>(),
+                                                     se2.as<uint32_t>(), nnz, 0, gbits + rbits, st);
+        });
+    }
+    key2 = Buffer();
+    Buffer raw(&be, (size_t)(S.pieces + 1) * 8), padded(&be, (size_t)(S.pieces + 1) * 8);
+    S.piece_entry = Buffer(&be, (size_t)(S.pieces + 1) * 8);
+    launch(be, S.pieces + 1, [&](unsigned g, int b) {
+        piece_bounds_kernel<<<g, b, 0, st>>>(S.pieces, nnz, skey2.as<uint64_t>(), rbits, raw.as<int64_t>());
+    });
+    launch(be, S.pieces + 1, [&](unsigned g, int b) { piece_padded_kernel<<<g, b, 0, st>>>(S.pieces, raw.as<int64_t>(), padded.as<int64_t>()); });
+    be.cub_call([&](void *tmp, size_t &bytes) {
+        return cubns::DeviceScan::ExclusiveSum(tmp, bytes, padded.as<int64_t>(), S.piece_entry.as<int64_t>(), S.pieces + 1, st);
+    });
+    padded = Buffer();
+    S.entries = last_of<int64_t>(be, S.piece_entry, S.pieces + 1);
+    S.ent = Buffer(&be, (size_t)S.entries * 4);
+    be.set_bytes(S.ent.get(), 0xff, (size_t)S.entries * 4);
+    {
+        Buffer src(&be, (size_t)S.entries * 4);
+        be.set_bytes(src.get(), 0, (size_t)S.entries * 4);
+        launch(be, nnz, [&](unsigned g, int b) {
+            place_kernel<<<g, b, 0, st>>>(nnz, skey2.as<uint64_t>(), se2.as<uint32_t>(), rbits, raw.as<int64_t>(),
+                                          S.piece_entry.as<int64_t>(), packed.as<uint32_t>(), S.ent.as<uint32_t>(), src.as<uint32_t>());
+        });
+        skey2 = Buffer();
+        se2 = Buffer();
+        packed = Buffer();
+        if (!M.pattern) {
+            const size_t vs = type_size(M.type);
+            S.val = Buffer(&be, (size_t)S.entries * vs);
+            gather_values(be, S.entries, src.as<uint32_t>(), M.val.get(), S.val.get(), vs);
+        }
+    }
+    raw = Buffer();
+
+    // ---- the launch order (partitions by entries, most first) and the rows' flags ----
+    S.order = Buffer(&be, (size_t)S.parts * 4);
+    {
+        Buffer n(&be, (size_t)S.parts * 8), id(&be, (size_t)S.parts * 4), sn(&be, (size_t)S.parts * 8);
+        launch(be, S.parts, [&](unsigned g, int b) {
+            part_entries_kernel<<<g, b, 0, st>>>(S.parts, S.part_piece.as<int32_t>(), S.piece_entry.as<int64_t>(), n.as<uint64_t>(),
+                                                 id.as<int32_t>());
+        });
+        be.cub_call([&](void *tmp, size_t &bytes) {
+            return cubns::DeviceRadixSort::SortPairsDescending(tmp, bytes, n.as<uint64_t>(), sn.as<uint64_t>(), id.as<int32_t>(),
+                                                               S.order.as<int32_t>(), S.parts, 0, 64, st);
+        });
+        be.download(&S.max_part_entries, sn.get(), 8);
+    }
+    S.nonempty = Buffer(&be, (size_t)((nrows + 31) / 32) * 4);
+    launch(be, (nrows + 31) / 32, [&](unsigned g, int b) { nonempty_kernel<<<g, b, 0, st>>>(nrows, rp, S.nonempty.as<uint32_t>()); });
+
+    // ---- the scatter's items: the pairs by (column block, partition, column), and their runs ----
     S.column_block = p.stream_column_block(vb);
+    if (S.column_block < 32)
+        fail(PSV_ERROR_INVALID_VALUE, "the streamed product's scatter needs shared memory for a window of 32 columns");
     S.column_blocks = (ncols + S.column_block - 1) / S.column_block;
-    S.window_item = Buffer(&be, (size_t)(S.column_blocks + 1) * 4);
+    S.window_run = Buffer(&be, (size_t)(S.column_blocks + 1) * 4);
     S.item_col = Buffer(&be, (size_t)std::max<int64_t>(S.pairs, 1) * 2);
-    if (S.pairs > 0) {
+    {
         const int64_t np = S.pairs;
         Buffer wk(&be, (size_t)np * 4), id(&be, (size_t)np * 4), swk(&be, (size_t)np * 4), ord(&be, (size_t)np * 4);
         launch(be, np, [&](unsigned g, int b) {
@@ -230,64 +314,40 @@ StreamPlan build_stream_plan(CudaBackend &be, const CudaMatrix &M, const Policy 
         });
         wk = Buffer();
         id = Buffer();
-        Buffer rflag(&be, (size_t)np * 4), nruns(&be, 4);
+        Buffer rflag(&be, (size_t)np * 4), rid1(&be, (size_t)np * 4);
         launch(be, np, [&](unsigned g, int b) {
             items_kernel<<<g, b, 0, st>>>(np, swk.as<uint32_t>(), ord.as<uint32_t>(), pkey.as<uint64_t>(), cbits, cmask,
                                           S.column_block, S.item_col.as<uint16_t>(), rflag.as<uint32_t>());
         });
         be.cub_call([&](void *tmp, size_t &bytes) {
-            return cubns::DeviceReduce::Sum(tmp, bytes, rflag.as<uint32_t>(), nruns.as<uint32_t>(), np, st);
+            return cubns::DeviceScan::InclusiveSum(tmp, bytes, rflag.as<uint32_t>(), rid1.as<uint32_t>(), np, st);
         });
-        S.runs = (int64_t)last_of<uint32_t>(be, nruns, 1);
+        S.runs = (int64_t)last_of<uint32_t>(be, rid1, np);
+        S.run_item = Buffer(&be, (size_t)(S.runs + 1) * 4);
+        S.run_dest = Buffer(&be, (size_t)std::max<int64_t>(S.runs, 1) * 4);
+        launch(be, np, [&](unsigned g, int b) {
+            runs_kernel<<<g, b, 0, st>>>(np, rflag.as<uint32_t>(), rid1.as<uint32_t>(), ord.as<uint32_t>(), S.run_item.as<uint32_t>(),
+                                         S.run_dest.as<uint32_t>());
+        });
         launch(be, S.column_blocks + 1, [&](unsigned g, int b) {
-            window_item_kernel<<<g, b, 0, st>>>(S.column_blocks, np, swk.as<uint32_t>(), S.window_item.as<uint32_t>());
+            window_run_kernel<<<g, b, 0, st>>>(S.column_blocks, np, S.runs, swk.as<uint32_t>(), rid1.as<uint32_t>(),
+                                               S.window_run.as<uint32_t>(), S.run_item.as<uint32_t>());
         });
-        S.item_dest = std::move(ord);
-    } else {
-        S.item_dest = Buffer(&be, 4);
-        be.set_bytes(S.window_item.get(), 0, (size_t)(S.column_blocks + 1) * 4);
     }
     pkey = Buffer();
     const int64_t waves = (int64_t)p.stream_scatter_waves * p.sms;
     S.splits = std::max<int64_t>(1, std::min<int64_t>(32, (waves + S.column_blocks - 1) / S.column_blocks));
 
-    // ---- on the host: the most pairs of a partition, and the rows cut by a boundary ----
-    std::vector<uint32_t> pp((size_t)S.parts + 1);
-    be.download(pp.data(), S.part_pair.get(), pp.size() * 4);
-    for (int64_t k = 0; k < S.parts; ++k) S.max_pairs = std::max<int64_t>(S.max_pairs, (int64_t)(pp[k + 1] - pp[k]));
-    if (S.hot + S.max_pairs > S.slots) fail(PSV_ERROR_PANIC, "a streamed partition holds more columns than its slots");
-    std::vector<int64_t> pe((size_t)S.parts + 1), start((size_t)S.parts + 1);
-    std::vector<int32_t> pr((size_t)S.parts + 1);
-    be.download(pe.data(), S.part_entry.get(), pe.size() * 8);
-    be.download(pr.data(), S.part_row.get(), pr.size() * 4);
-    {
-        Buffer rs(&be, (size_t)S.parts * 8);
-        launch(be, S.parts, [&](unsigned g, int b) { gather_row_start_kernel<<<g, b, 0, st>>>(S.parts, S.part_row.as<int32_t>(), rp, rs.as<int64_t>()); });
-        be.download(start.data(), rs.get(), (size_t)S.parts * 8);
-    }
-    std::vector<int32_t> split;  // row, first boundary, last boundary
-    for (int64_t k = 1; k < S.parts; ++k) {
-        if (start[k] >= pe[k]) continue;  // row pr[k] starts at the boundary: not cut there
-        if (!split.empty() && split[split.size() - 3] == pr[k] && split.back() == (int32_t)k - 1) split.back() = (int32_t)k;
-        else split.insert(split.end(), {pr[k], (int32_t)k, (int32_t)k});
-    }
-    S.nsplit = (int64_t)split.size() / 3;
-    S.split = Buffer(&be, std::max<size_t>(split.size(), 1) * 4);
-    if (!split.empty()) be.upload(S.split.get(), split.data(), split.size() * 4);
-
-    // ---- a product's workspace ----
-    // (read in 16-byte pieces up to the boundary past the last value)
+    // ---- a product's workspace (read in 16-byte pieces up to the boundary past the last value) ----
     S.pv = Buffer(&be, ((size_t)S.pairs * vb + 15) / 16 * 16 + 16);
-    S.xh = Buffer(&be, ((size_t)S.hot * vb + 15) / 16 * 16 + 16);
-    S.partial = Buffer(&be, (size_t)S.parts * 16);
     be.sync();
     return S;
 }
 
 int64_t StreamPlan::device_bytes() const {
     int64_t n = 0;
-    for (const Buffer *b : {&part_entry, &part_row, &part_pair, &lidx, &hot_cols, &window_item, &item_dest, &item_col,
-                            &split, &pv, &xh, &partial})
+    for (const Buffer *b : {&part_piece, &piece_pair, &piece_entry, &order, &ent, &val, &nonempty, &window_run, &run_item,
+                            &run_dest, &item_col, &pv})
         n += (int64_t)b->size();
     return n;
 }
@@ -295,10 +355,10 @@ int64_t StreamPlan::device_bytes() const {
 std::string StreamPlan::describe() const {
     char b[256];
     std::snprintf(b, sizeof b,
-                  "streamed: %lld partitions of %lld slots (%lld hot, at most %lld pairs), %lld pairs, %lld runs, "
-                  "column block %lld x %lld, %lld cut rows",
-                  (long long)parts, (long long)slots, (long long)hot, (long long)max_pairs, (long long)pairs, (long long)runs,
-                  (long long)column_block, (long long)splits, (long long)nsplit);
+                  "streamed: %lld partitions of %lld rows, %lld pieces of at most %lld slots, %lld pairs, %lld runs, "
+                  "column block %lld x %lld",
+                  (long long)parts, (long long)rows, (long long)pieces, (long long)slots, (long long)pairs, (long long)runs,
+                  (long long)column_block, (long long)splits);
     return b;
 }
 

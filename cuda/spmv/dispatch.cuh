@@ -81,7 +81,7 @@ template <class S> void run_spmv(CudaBackend &be, const CudaMatrix &M, const Spm
     if (n == 0) return;
     const bool use_vals = !M.pattern && a.mul != PSV_SECOND && a.mul != PSV_PAIR;
     if (M.kernel == PSV_KERNEL_STREAM && !a.u_present && sizeof(T) <= M.stream.vb) {
-        launch_stream(be, M, s, use_vals ? M.val.as<T>() : nullptr, u, t, a.t_present);
+        launch_stream(be, M, s, use_vals, u, t, a.t_present);
         return;
     }
     // the CSR kernels; under STREAM also for u with absent entries and values wider than its plan's

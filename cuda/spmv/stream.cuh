@@ -1,11 +1,13 @@
 // The streamed product (PSV_KERNEL_STREAM; StreamPlan in cuda/build/matrix.cuh): x is read in
-// order and written once per (partition, column) pair, then each partition sums its rows from
-// shared memory. Deterministic: every row (or row piece) is summed by one group of lanes in a
-// fixed order, pieces combined in partition order; no float atomics.
+// order and written once per (partition, column) pair, then a block per partition sums its rows in
+// shared memory from its pieces' pair values, staged there. Deterministic: a row's entries in a
+// piece are consecutive and summed in an order the plan fixes (by thread, warp shuffles, then the
+// warps' shares in warp order; pieces in order); no float atomics.
 #pragma once
+#include <climits>
+
 #include "cuda/build/matrix.cuh"
 #include "cuda/spmv/semiring.cuh"
-#include "cuda/spmv/tile_composite.cuh"
 
 namespace psv {
 namespace cuda {
@@ -38,233 +40,223 @@ template <class T> __device__ __forceinline__ void stream_stage(const T *__restr
 }
 
 // The scatter pass: block (window b, split s) stages x's window b (column_block columns) in
-// shared memory and writes its share of the window's items: item q writes the window's column
-// item_col[q] to pv[item_dest[q]] (the items of one partition are consecutive in pv: coalesced).
+// shared memory and writes its share of the window's runs, a warp per run: the run's items go to
+// consecutive places of pv from run_dest (coalesced), item q reading the window's column item_col[q].
 template <class T>
 __global__ void __launch_bounds__(kStreamScatterThreads, 2)
-    stream_scatter_kernel(int64_t ncols, int64_t cblock, int64_t splits, const uint32_t *__restrict__ window_item,
-                          const uint32_t *__restrict__ item_dest, const uint16_t *__restrict__ item_col,
-                          const T *__restrict__ u, T *__restrict__ pv) {
+    stream_scatter_kernel(int64_t ncols, int64_t cblock, int64_t splits, const uint32_t *__restrict__ window_run,
+                          const uint32_t *__restrict__ run_item, const uint32_t *__restrict__ run_dest,
+                          const uint16_t *__restrict__ item_col, const T *__restrict__ u, T *__restrict__ pv) {
     extern __shared__ __align__(16) unsigned char stream_smem[];
     T *xw = reinterpret_cast<T *>(stream_smem);
     const int64_t b = blockIdx.x / splits, s = blockIdx.x % splits;
-    const int64_t w0 = window_item[b], len = (int64_t)window_item[b + 1] - w0;
-    const int64_t q0 = w0 + len * s / splits, q1 = w0 + len * (s + 1) / splits;
-    if (q0 == q1) return;
+    const int64_t w0 = window_run[b], len = (int64_t)window_run[b + 1] - w0;
+    const int64_t r0 = w0 + len * s / splits, r1 = w0 + len * (s + 1) / splits;
+    if (r0 == r1) return;
     const int64_t c0 = b * cblock;
     stream_stage(u, c0, min(cblock, ncols - c0), xw);
     __syncthreads();
-    for (int64_t q = q0 + threadIdx.x; q < q1; q += 4 * (int64_t)blockDim.x) {
-        uint32_t d[4];
-        uint16_t c[4];
+    const int lane = threadIdx.x & 31, nw = blockDim.x >> 5;
+    for (int64_t r = r0 + (threadIdx.x >> 5); r < r1; r += nw) {
+        const int64_t q0 = run_item[r], n = (int64_t)run_item[r + 1] - q0;
+        T *dst = pv + run_dest[r];
+        for (int64_t i = lane; i < n; i += 4 * 32) {
+            uint16_t c[4];
 #pragma unroll
-        for (int k = 0; k < 4; ++k) {
-            const int64_t qk = q + k * (int64_t)blockDim.x;
-            if (qk < q1) d[k] = item_dest[qk], c[k] = item_col[qk];
+            for (int k = 0; k < 4; ++k)
+                if (i + 32 * k < n) c[k] = __ldcs(item_col + q0 + i + 32 * k);
+#pragma unroll
+            for (int k = 0; k < 4; ++k)
+                if (i + 32 * k < n) dst[i + 32 * k] = xw[c[k]];
         }
-#pragma unroll
-        for (int k = 0; k < 4; ++k)
-            if (q + k * (int64_t)blockDim.x < q1) pv[d[k]] = xw[c[k]];
     }
 }
 
-template <class T, class Acc> struct StreamArgs {
-    int64_t parts, nrows;
-    const int64_t *pe;   // part_entry
-    const int32_t *pr;   // part_row
-    const uint32_t *pp;  // part_pair
-    int64_t hot;
-    const T *xh, *pv;
-    const uint16_t *lidx;
-    const int64_t *rp;
-    const T *vals;
+template <class T> struct StreamArgs {
+    int64_t nrows, rows;  // rows of the matrix, of a partition
+    const int32_t *order;     // partitions in launch order
+    const int32_t *pg;        // part_piece
+    const uint32_t *gp;       // piece_pair
+    const int64_t *ge;        // piece_entry
+    const T *pv;              // pair values
+    const uint32_t *ent;      // row << 16 | slot, 0xffffffff a pad
+    const T *vals;            // values in ent's order, or null (a pattern product)
+    const uint32_t *nonempty; // row flags
     T *t;
     uint8_t *tp;
-    Acc *head, *tail;  // [parts] each
 };
 
-// One row piece [b, e) of partition k (rows cut by a boundary leave their pieces in head/tail).
-template <class T, class Acc>
-__device__ __forceinline__ void stream_write(const StreamArgs<T, Acc> &A, int64_t k, int64_t i, int64_t b, int64_t e,
-                                             int64_t rb, int64_t re, int64_t e0, Acc acc) {
-    if (b == rb && e == re) {
-        A.t[i] = (T)acc;
-        if (A.tp) A.tp[i] = re > rb;
-    } else if (rb < e0) {
-        A.head[k] = acc;
-    } else {
-        A.tail[k] = acc;
-    }
-}
+// Four values of one entry group (16-byte aligned for 4-byte values).
+template <class T> struct alignas(4 * sizeof(T)) StreamQuad {
+    T v[4];
+};
 
-// A row piece [b, e) of the partition summed by `lanes` lanes (lane l of them; U entries per lane
-// per step, their loads in flight together); the sum of the lanes' partials is the caller's.
-template <class S, int U>
-__device__ __forceinline__ typename S::acc_type stream_piece(const S &s, const typename S::value_type *xs, const uint16_t *__restrict__ lidx,
-                                                             const typename S::value_type *__restrict__ vals, int64_t b, int64_t e,
-                                                             int l, int lanes) {
-    using T = typename S::value_type;
-    using Acc = typename S::acc_type;
-    Acc acc = (Acc)s.identity();
-    for (int64_t p = b + l; p < e; p += (int64_t)U * lanes) {
-        uint16_t j[U];
-        T a[U];
+// Entries per thread per tile: one 16-byte group of 4-byte rows and slots (the next tile's loaded
+// while one is summed; two groups spill at 64 registers, and 512 threads of two groups were slower).
+constexpr int kStreamTileEntries = 4;
+
+// A tile's loads: the thread's V consecutive entries from e (e a multiple of 4; groups at or past
+// e1 are pads).
+template <class T, int V> struct StreamLoad {
+    uint32_t ent[V];
+    T a[V];
+    __device__ __forceinline__ void load(const StreamArgs<T> &A, int64_t e, int64_t e1) {
 #pragma unroll
-        for (int k = 0; k < U; ++k) {
-            const int64_t q = p + (int64_t)k * lanes;
-            j[k] = q < e ? lidx[q] : (uint16_t)0;
-            a[k] = (q < e && vals) ? vals[q] : T(1);
+        for (int q = 0; q < V / 4; ++q) {
+            const int64_t g = e + 4 * q;
+            if (g < e1) {
+                const uint4 w = __ldcs(reinterpret_cast<const uint4 *>(A.ent + g));
+                ent[4 * q] = w.x, ent[4 * q + 1] = w.y, ent[4 * q + 2] = w.z, ent[4 * q + 3] = w.w;
+                if (A.vals) {
+                    const StreamQuad<T> v = *reinterpret_cast<const StreamQuad<T> *>(A.vals + g);
+#pragma unroll
+                    for (int c = 0; c < 4; ++c) a[4 * q + c] = v.v[c];
+                }
+            } else {
+#pragma unroll
+                for (int c = 0; c < 4; ++c) ent[4 * q + c] = 0xffffffffu;
+            }
         }
-#pragma unroll
-        for (int k = 0; k < U; ++k)
-            if (p + (int64_t)k * lanes < e) acc = s.acc_add(acc, (Acc)s.mul(a[k], xs[j[k]]));
     }
-    return acc;
+};
+
+// ys[r] (+)= v: a run's share, where no other thread of the tile adds to row r.
+template <class S, class Acc> __device__ __forceinline__ void stream_add(const S &s, Acc *ys, int r, Acc v) {
+    ys[r] = s.acc_add(ys[r], v);
 }
 
-// The accumulate pass: a block per partition (grid-stride). Its hot values and pairs are loaded
-// into shared memory, then the rows' pieces are summed there (entry p reads slot lidx[p]) by
-// length: up to kStreamShortPiece x G entries by G lanes, up to kStreamLongPiece by a warp (a
-// list, after), longer by the whole block (a list, last). A list that is full leaves the piece
-// to its G lanes. A piece's summation order depends on its length alone.
-template <class S, int G>
-__global__ void __launch_bounds__(kStreamThreads, 1)
-    stream_accumulate_kernel(const S s, const StreamArgs<typename S::value_type, typename S::acc_type> A) {
+// The accumulate pass: a block per partition, in the plan's order (most entries first). The
+// partition's rows are summed in shared memory (ys); for each piece, its pair values are staged
+// in shared memory (xs) and its entries streamed a tile at a time (V consecutive entries a
+// thread, the next tile's loads in flight while one is summed). A tile's runs of one row: summed
+// by their thread; a run across threads by a segmented warp scan; a warp's first run (it may
+// continue from the warp before) is kept aside and added by warp 0 after the tile's barrier, the
+// warps' shares in warp order. Every other run is the only one of its row in the tile and is
+// added at once.
+template <class S, int V>
+__global__ void __launch_bounds__(kStreamThreads, 1) stream_accumulate_kernel(const S s, const StreamArgs<typename S::value_type> A) {
     using T = typename S::value_type;
     using Acc = typename S::acc_type;
+    constexpr int kWarps = kStreamThreads / 32;
+    static_assert(2 * kWarps * (sizeof(int32_t) + sizeof(Acc)) + 16 <= kStreamStaticSmem, "the policy counts the static share");
     extern __shared__ __align__(16) unsigned char stream_smem[];
-    T *xs = reinterpret_cast<T *>(stream_smem);
-    __shared__ int32_t mid_rows[kStreamListMax], long_rows[kStreamListMax];
-    __shared__ int n_mid, n_long;
-    __shared__ __align__(16) unsigned char wsum_raw[kStreamThreads / 32 * sizeof(Acc)];
-    Acc *wsum = reinterpret_cast<Acc *>(wsum_raw);
-    constexpr int R = 32 / G;
-    const int lane = threadIdx.x & 31, sub = lane / G, l = lane % G, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
-    for (int64_t k = blockIdx.x; k < A.parts; k += gridDim.x) {
-        const int64_t e0 = A.pe[k], e1 = A.pe[k + 1];
-        const int64_t r0 = A.pr[k], r1 = A.pr[k + 1];
-        const uint32_t p0 = A.pp[k], np = A.pp[k + 1] - p0;
-        stream_stage(A.xh, 0, A.hot, xs);
-        stream_stage(A.pv, p0, np, xs + A.hot);
-        if (threadIdx.x == 0) n_mid = 0, n_long = 0;
+    Acc *ys = reinterpret_cast<Acc *>(stream_smem);
+    T *xs = reinterpret_cast<T *>(stream_smem + ((size_t)A.rows * sizeof(Acc) + 15) / 16 * 16);
+    __shared__ int32_t frow[2][kWarps];
+    __shared__ __align__(8) unsigned char fsum_raw[2 * kWarps * sizeof(Acc)];
+    Acc *fsum = reinterpret_cast<Acc *>(fsum_raw);
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int64_t k = A.order[blockIdx.x];
+    const int64_t r0 = k * A.rows, nr = min(A.rows, A.nrows - r0);
+    const Acc id = (Acc)s.identity();
+    for (int64_t i = threadIdx.x; i < nr; i += blockDim.x) ys[i] = id;
+    constexpr int64_t kTile = (int64_t)kStreamThreads * V;
+    int par = 0;
+    for (int32_t g = A.pg[k]; g < A.pg[k + 1]; ++g) {
+        __syncthreads();  // the rows' identities, the last piece's reads of xs and its deferred sums done
+        const int64_t p0 = A.gp[g], np = (int64_t)A.gp[g + 1] - p0;
+        const int64_t e0 = A.ge[g], e1 = A.ge[g + 1];
+        StreamLoad<T, V> cur, nxt;
+        cur.load(A, e0 + (int64_t)threadIdx.x * V, e1);  // in flight while the pairs are staged
+        stream_stage(A.pv, p0, np, xs);
         __syncthreads();
-        // rows r0 .. r1 - 1, and r1 where the boundary cuts it
-        const int64_t rend = (r1 < A.nrows && A.rp[r1] < e1) ? r1 + 1 : r1;
-        // each step's row bounds are loaded a step ahead (their loads overlap the step before)
-        const int64_t stride = (int64_t)nw * R;
-        int64_t rb_next = 0, re_next = 0;
-        if (r0 + (int64_t)warp * R + sub < rend) rb_next = A.rp[r0 + (int64_t)warp * R + sub], re_next = A.rp[r0 + (int64_t)warp * R + sub + 1];
-        for (int64_t base = r0 + (int64_t)warp * R; base < rend; base += stride) {
-            const int64_t i = base + sub;
-            const int64_t rb = rb_next, re = re_next;
-            if (i + stride < rend) rb_next = A.rp[i + stride], re_next = A.rp[i + stride + 1];
-            int64_t b = 0, e = 0;
-            bool ok = i < rend, listed = false;
-            if (ok) {
-                b = max(rb, e0);
-                e = min(re, e1);
-                const int64_t len = e - b;
-                if (len > (int64_t)kStreamShortPiece * G && l == 0) {
-                    int32_t *list = len > kStreamLongPiece ? long_rows : mid_rows;
-                    const int q = atomicAdd(len > kStreamLongPiece ? &n_long : &n_mid, 1);
-                    if (q < kStreamListMax) list[q] = (int32_t)i, listed = true;  // else: a full list, summed here
+        for (int64_t t0 = e0; t0 < e1; t0 += kTile) {
+            if (t0 + kTile < e1) nxt.load(A, t0 + kTile + (int64_t)threadIdx.x * V, e1);
+            // the thread's runs: the first (it may continue from the lane before) kept in
+            // (frow_t, fs), the last in (trow, ts); those between added at once
+            int frow_t = INT_MAX, trow = INT_MAX;
+            Acc fs = id, ts = id;
+            bool multi = false;
+#pragma unroll
+            for (int c = 0; c < V; ++c) {
+                const uint32_t w = cur.ent[c];
+                if (w == 0xffffffffu) continue;  // pads close a piece: none follows a pad
+                const int r = (int)(w >> 16);
+                const Acc v = (Acc)s.mul(A.vals ? cur.a[c] : T(1), xs[w & 0xffffu]);
+                if (r == trow) {
+                    ts = s.acc_add(ts, v);
+                } else {
+                    if (trow != INT_MAX) {
+                        if (!multi) frow_t = trow, fs = ts, multi = true;
+                        else stream_add(s, ys, trow, ts);
+                    }
+                    trow = r, ts = v;
                 }
             }
-            listed = __shfl_sync(0xffffffffu, listed, lane - l);  // the group's first lane decided
-            if (listed) ok = false, e = b;
-            Acc acc = stream_piece<S, 4>(s, xs, A.lidx, A.vals, b, e, l, G);
+            if (!multi) frow_t = trow, fs = ts;
+            // the tail runs across lanes: segmented inclusive scan keyed by row (rows ascend)
+            Acc tv = ts;
 #pragma unroll
-            for (int m = G / 2; m >= 1; m >>= 1) acc = s.acc_add(acc, shfl_xor_any(acc, m));
-            if (ok && l == 0) stream_write(A, k, i, b, e, rb, re, e0, acc);
-        }
-        __syncthreads();
-        // the middle pieces, a warp each
-        const int nm = min(n_mid, kStreamListMax), nl = min(n_long, kStreamListMax);
-        for (int q = warp; q < nm; q += nw) {
-            const int64_t i = mid_rows[q];
-            const int64_t rb = A.rp[i], re = A.rp[i + 1], b = max(rb, e0), e = min(re, e1);
-            Acc acc = stream_piece<S, 4>(s, xs, A.lidx, A.vals, b, e, lane, 32);
-            acc = warp_allreduce_s(s, acc);
-            if (lane == 0) stream_write(A, k, i, b, e, rb, re, e0, acc);
-        }
-        // the long pieces, each by the whole block: warp butterflies, then thread 0 over the
-        // warps in order
-        for (int q = 0; q < nl; ++q) {
-            const int64_t i = long_rows[q];
-            const int64_t rb = A.rp[i], re = A.rp[i + 1], b = max(rb, e0), e = min(re, e1);
-            Acc acc = stream_piece<S, 4>(s, xs, A.lidx, A.vals, b, e, threadIdx.x, blockDim.x);
-            acc = warp_allreduce_s(s, acc);
-            if (lane == 0) wsum[warp] = acc;
-            __syncthreads();
-            if (threadIdx.x == 0) {
-                Acc r = wsum[0];
-                for (int v = 1; v < nw; ++v) r = s.acc_add(r, wsum[v]);
-                stream_write(A, k, i, b, e, rb, re, e0, r);
+            for (int d = 1; d < 32; d <<= 1) {
+                const int kr = __shfl_up_sync(0xffffffffu, trow, d);
+                const Acc kv = shfl_up_any(tv, d);
+                if (lane >= d && kr == trow) tv = s.acc_add(kv, tv);
             }
+            const int prow = __shfl_up_sync(0xffffffffu, trow, 1);
+            const Acc carry = shfl_up_any(tv, 1);
+            const int nfirst = __shfl_down_sync(0xffffffffu, frow_t, 1);
+            const int wfirst = __shfl_sync(0xffffffffu, frow_t, 0);
+            Acc *fs_w = fsum + par * kWarps;
+            if (multi) {  // the first run ends in this lane
+                const Acc v = (lane > 0 && prow == frow_t) ? s.acc_add(carry, fs) : fs;
+                if (frow_t == wfirst) frow[par][warp] = frow_t, fs_w[warp] = v;
+                else stream_add(s, ys, frow_t, v);
+            }
+            if (trow != INT_MAX && (lane == 31 || nfirst != trow)) {  // the last run ends in this lane
+                if (trow == wfirst) frow[par][warp] = trow, fs_w[warp] = tv;
+                else stream_add(s, ys, trow, tv);
+            }
+            if (lane == 0 && wfirst == INT_MAX) frow[par][warp] = INT_MAX;
             __syncthreads();
+            if (warp == 0) {  // the warps' first runs, in warp order (a row may span warps)
+                int fr = lane < kWarps ? frow[par][lane] : INT_MAX;
+                Acc fv = lane < kWarps ? fs_w[lane] : id;
+#pragma unroll
+                for (int d = 1; d < 32; d <<= 1) {
+                    const int kr = __shfl_up_sync(0xffffffffu, fr, d);
+                    const Acc kv = shfl_up_any(fv, d);
+                    if (lane >= d && kr == fr) fv = s.acc_add(kv, fv);
+                }
+                const int nr2 = __shfl_down_sync(0xffffffffu, fr, 1);
+                if (fr != INT_MAX && (lane == 31 || nr2 != fr)) stream_add(s, ys, fr, fv);
+            }
+            par ^= 1;
+            cur = nxt;
         }
-        __syncthreads();
     }
-}
-
-// The rows cut by partition boundaries: row, first and last boundary kf .. kl; its pieces are
-// tail[kf - 1], head[kf], ..., head[kl], combined in that order.
-template <class S>
-__global__ void stream_combine_kernel(const S s, int64_t nsplit, const int32_t *__restrict__ split,
-                                      const typename S::acc_type *__restrict__ head, const typename S::acc_type *__restrict__ tail,
-                                      typename S::value_type *__restrict__ t, uint8_t *__restrict__ tp) {
-    using T = typename S::value_type;
-    using Acc = typename S::acc_type;
-    for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < nsplit; q += (int64_t)gridDim.x * blockDim.x) {
-        const int32_t i = split[3 * q], kf = split[3 * q + 1], kl = split[3 * q + 2];
-        Acc acc = tail[kf - 1];
-        for (int32_t k = kf; k <= kl; ++k) acc = s.acc_add(acc, head[k]);
-        t[i] = (T)acc;
-        if (tp) tp[i] = 1;
+    __syncthreads();
+    for (int64_t i = threadIdx.x; i < nr; i += blockDim.x) {
+        const int64_t row = r0 + i;
+        A.t[row] = (T)ys[i];
+        if (A.tp) A.tp[row] = (uint8_t)((A.nonempty[row >> 5] >> (row & 31)) & 1u);
     }
 }
 
 template <class S>
-void launch_stream(CudaBackend &be, const CudaMatrix &M, const S s, const typename S::value_type *vals,
-                   const typename S::value_type *u, typename S::value_type *t, uint8_t *tp) {
+void launch_stream(CudaBackend &be, const CudaMatrix &M, const S s, bool use_vals, const typename S::value_type *u,
+                   typename S::value_type *t, uint8_t *tp) {
     using T = typename S::value_type;
     using Acc = typename S::acc_type;
-    static_assert(sizeof(Acc) <= 8, "the plan's partials hold 8 bytes a piece");
+    static_assert(sizeof(Acc) <= 8, "the plan counts 8 bytes a row");
     const StreamPlan &P = M.stream;
     cudaStream_t st = be.stream();
     T *pv = P.pv.as<T>();
-    T *xh = P.xh.as<T>();
-    if (P.hot > 0) {  // the product prologue with no rows: the hot values gathered
-        spmv_prologue_kernel<S><<<grid_for(P.hot), 256, 0, st>>>(s, 0, M.row_ptr.as<int64_t>(), nullptr, nullptr, P.hot,
-                                                                 P.hot_cols.as<int32_t>(), u, xh);
-        PSV_CUDA_LAUNCH_CHECK();
-    }
-    if (P.pairs > 0) {
+    {
         const size_t wbytes = (size_t)P.column_block * sizeof(T);
         allow_smem(stream_scatter_kernel<T>, wbytes);
         stream_scatter_kernel<T><<<(unsigned)(P.column_blocks * P.splits), kStreamScatterThreads, wbytes, st>>>(
-            M.ncols, P.column_block, P.splits, P.window_item.as<uint32_t>(), P.item_dest.as<uint32_t>(), P.item_col.as<uint16_t>(),
-            u, pv);
+            M.ncols, P.column_block, P.splits, P.window_run.as<uint32_t>(), P.run_item.as<uint32_t>(), P.run_dest.as<uint32_t>(),
+            P.item_col.as<uint16_t>(), u, pv);
         PSV_CUDA_LAUNCH_CHECK();
     }
-    Acc *head = reinterpret_cast<Acc *>(P.partial.as<uint8_t>());
-    Acc *tail = reinterpret_cast<Acc *>(P.partial.as<uint8_t>() + (size_t)P.parts * 8);
-    StreamArgs<T, Acc> A{P.parts, M.nrows, P.part_entry.as<int64_t>(), P.part_row.as<int32_t>(), P.part_pair.as<uint32_t>(),
-                         P.hot, xh, pv, P.lidx.as<uint16_t>(), M.row_ptr.as<int64_t>(), vals, t, tp, head, tail};
-    const size_t sbytes = (size_t)(P.hot + P.max_pairs) * sizeof(T);
-    const int64_t grid = std::min<int64_t>(P.parts, INT32_MAX);  // a block per partition, scheduled as SMs free up
-    if (P.lanes == 16) {
-        allow_smem(stream_accumulate_kernel<S, 16>, sbytes);
-        stream_accumulate_kernel<S, 16><<<(unsigned)grid, kStreamThreads, sbytes, st>>>(s, A);
-    } else {
-        allow_smem(stream_accumulate_kernel<S, 4>, sbytes);
-        stream_accumulate_kernel<S, 4><<<(unsigned)grid, kStreamThreads, sbytes, st>>>(s, A);
-    }
+    StreamArgs<T> A{M.nrows, P.rows, P.order.as<int32_t>(), P.part_piece.as<int32_t>(), P.piece_pair.as<uint32_t>(),
+                    P.piece_entry.as<int64_t>(), pv, P.ent.as<uint32_t>(), use_vals ? P.val.as<T>() : nullptr,
+                    P.nonempty.as<uint32_t>(), t, tp};
+    const size_t sbytes = ((size_t)P.rows * sizeof(Acc) + 15) / 16 * 16 + (size_t)P.slots * sizeof(T);
+    auto kernel = stream_accumulate_kernel<S, kStreamTileEntries>;
+    allow_smem(kernel, sbytes);
+    kernel<<<(unsigned)P.parts, kStreamThreads, sbytes, st>>>(s, A);
     PSV_CUDA_LAUNCH_CHECK();
-    if (P.nsplit > 0) {
-        stream_combine_kernel<S><<<grid_for(P.nsplit), 256, 0, st>>>(s, P.nsplit, P.split.as<int32_t>(), head, tail, t, tp);
-        PSV_CUDA_LAUNCH_CHECK();
-    }
 }
 
 }  // namespace cuda

@@ -56,22 +56,24 @@ Policy select_policy(const DeviceTraits &d) {
     // every extra dense tile's pass over its rows costs more than staging its x slice saves, on
     // every power-law matrix of the benchmark set
     p.default_max_tiles = 0;
-    // one accumulate block per SM: the most slots per partition (fewer partitions, fewer pairs)
+    // one accumulate block per SM: the most rows per partition (fewest pairs) and slots per piece
     p.stream_blocks_per_sm = 1;
     p.stream_block_reserve = 2048;
-    // hot columns are read from x by every partition: worth it for columns in most partitions,
-    // while leaving most slots to the pairs
-    p.stream_hot_share = 0.125;
-    p.stream_hot_parts = 0.5;
+    // 16 K rows: their fp64 accumulators take 128 KB, leaving 24 K fp32 slots a piece
+    p.stream_rows = 16384;
+    p.stream_parts_per_sm = 4;
+    p.stream_min_slots = 8192;
+    p.stream_slots_max = 65535;
+    p.stream_window_max = 65536;
     // the scatter's column blocks vary in pairs: several waves even out the SMs
     p.stream_scatter_waves = 4;
-    // AUTO keeps the chunk kernels: the streamed product is behind them on every R-MAT of the
-    // benchmark set so far (docs/benchmarks.md); PSV_KERNEL_STREAM asks for it
-    p.stream_auto = false;
-    // below this the chunk kernels' gather is cheap enough (x mostly in L2)
-    p.stream_min_entries = 1 << 24;
-    p.stream_l2_share = 0.25;
-    // wider values halve the slots per partition
+    // AUTO streams power-law matrices of at least 2^27 entries whose x exceeds L2: on the H200
+    // the streamed product is ahead of the chunk kernels from R-MAT 24 (263 M entries, x 67 MB)
+    // up, level at R-MAT 22 and behind on the smaller graphs (docs/benchmarks.md)
+    p.stream_auto = true;
+    p.stream_min_entries = 1ll << 27;
+    p.stream_l2_share = 1.0;
+    // wider values halve the slots per piece
     p.stream_max_value_bytes = 4;
     // a quarter of device memory may stay cached for reuse
     p.pool_cache_bytes = d.global_bytes / 4;

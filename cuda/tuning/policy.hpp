@@ -68,9 +68,12 @@ struct Policy {
     int64_t default_max_tiles = 0;     // no dense tiles unless asked for
     // ---- streamed product (PSV_KERNEL_STREAM, and AUTO) ----
     int stream_blocks_per_sm = 1;        // accumulate blocks sharing an SM's shared memory
-    size_t stream_block_reserve = 2048;  // shared memory per accumulate block kept out of the slots
-    double stream_hot_share = 0.125;     // hot columns take at most this share of a partition's slots
-    double stream_hot_parts = 0.5;       // hot: length >= this x the estimated partitions
+    size_t stream_block_reserve = 2048;  // shared memory per accumulate block kept out of its rows and slots
+    int64_t stream_rows = 16384;         // rows per partition, at most (its accumulators in shared memory)
+    int64_t stream_parts_per_sm = 4;     // fewer rows per partition where there would be fewer partitions per SM
+    int64_t stream_min_slots = 8192;     // a piece holds at least this many pairs (else fewer rows)
+    int64_t stream_slots_max = 65535;    // ... and at most this many
+    int64_t stream_window_max = 65536;   // the scatter's x window: at most this many columns
     int stream_scatter_waves = 4;        // scatter blocks: at least this many waves of SMs
     bool stream_auto = false;            // AUTO may choose the streamed product (the rule below)
     int64_t stream_min_entries = 1 << 24;  // AUTO streams power-law matrices of this many entries
@@ -125,26 +128,48 @@ struct Policy {
         if (w < 32) w = 32;
         return w;
     }
-    // The slots of one streamed partition for values of vb bytes: what stream_blocks_per_sm
-    // accumulate blocks leave of an SM's shared memory (less the kernel's own lists and a
-    // block's reserve), capped so that slot indices stay 16-bit; a multiple of 32.
-    int64_t stream_slots(size_t vb) const {
+    // The streamed plan's shape for values of vb bytes: rows per partition and pair slots per piece.
+    // An accumulate block holds its partition's rows (8 bytes each, the widest accumulator) and a
+    // piece's pair values in what stream_blocks_per_sm blocks leave of an SM's shared memory (less
+    // the kernel's static part and a block's reserve). Rows: stream_rows, fewer where the matrix
+    // would give fewer than stream_parts_per_sm partitions per SM (a multiple of 256, at least 256),
+    // halved until stream_min_slots slots fit; slots: the rest, at most 65535 (16-bit slots), a
+    // multiple of 32, at most stream_slots_max. Rows stay below 65535 (16-bit rows; 0xffff marks
+    // padding).
+    struct StreamShape {
+        int64_t rows = 0, slots = 0;
+    };
+    StreamShape stream_shape(int64_t nrows, size_t vb) const {
+        if (vb == 0) vb = 4;
         size_t per_block = smem_per_sm / (size_t)(stream_blocks_per_sm > 0 ? stream_blocks_per_sm : 1);
         if (per_block > smem_optin) per_block = smem_optin;
         const size_t fixed = kStreamStaticSmem + stream_block_reserve;
         per_block = per_block > fixed ? per_block - fixed : 0;
-        int64_t s = (int64_t)(per_block / (vb ? vb : 4));
+        StreamShape z;
+        const int64_t want = (nrows + stream_parts_per_sm * sms - 1) / (stream_parts_per_sm * (int64_t)sms);
+        int64_t r = (want + 255) / 256 * 256;
+        if (r > stream_rows) r = stream_rows;
+        if (r > 32768) r = 32768;
+        if (r < 256) r = 256;
+        while (r > 256 && (size_t)r * 8 + (size_t)stream_min_slots * vb > per_block) r /= 2;
+        if ((size_t)r * 8 >= per_block) return z;  // no room: rows 0, the plan refuses
+        int64_t s = (int64_t)((per_block - (size_t)r * 8) / vb);
         if (s > 65535) s = 65535;
-        return s / 32 * 32;
+        if (s > stream_slots_max) s = stream_slots_max;
+        z.rows = r;
+        z.slots = s / 32 * 32;
+        return z;
     }
     // The scatter pass's column block (its x window, staged in shared memory): the columns of vb
-    // bytes that each of two blocks per SM may hold, at most 65536 (16-bit offsets), a multiple of 32.
+    // bytes that each of two blocks per SM may hold, at most stream_window_max and 65536 (16-bit
+    // offsets), a multiple of 32 (0: no room).
     int64_t stream_column_block(size_t vb) const {
         size_t per_block = smem_per_sm / 2;
         if (per_block > smem_optin) per_block = smem_optin;
-        per_block = per_block > stream_block_reserve ? per_block - stream_block_reserve : per_block;
+        per_block = per_block > stream_block_reserve ? per_block - stream_block_reserve : 0;
         int64_t c = (int64_t)(per_block / (vb ? vb : 4));
         if (c > 65536) c = 65536;
+        if (c > stream_window_max) c = stream_window_max;
         return c / 32 * 32;
     }
     // Hot columns csr_hot_kernel can hold for values of vb bytes: what kHotBlocksPerSm blocks'

@@ -41,17 +41,13 @@ constexpr int kReduceMaxBlocks = 1024;
 constexpr int kHotGroups = 3;
 constexpr int kHotBlocksPerSm = 2;
 
-// The streamed product (PSV_KERNEL_STREAM): threads per block of its accumulate pass; a row's
-// piece in one partition of at most kStreamShortPiece entries per lane of its group is summed by
-// the group, of at most kStreamLongPiece entries by a warp, longer by the whole block; the
-// warp's and the block's lists hold kStreamListMax pieces each (more stay with the group);
-// threads per block of its scatter pass (two blocks per SM).
+// The streamed product (PSV_KERNEL_STREAM): threads per block of its accumulate pass (one block
+// per SM by default, up to 128 registers a thread; entries per thread per tile:
+// kStreamTileEntries in stream.cuh), the deferred run sums of its
+// warps (two tiles' worth: row and an 8-byte sum each), and threads per block of its scatter pass
+// (two blocks per SM).
 constexpr int kStreamThreads = 1024;
-constexpr int kStreamShortPiece = 16;
-constexpr int kStreamLongPiece = 4096;
-constexpr int kStreamListMax = 1024;
-// The accumulate pass's static shared memory: its two lists, their counts, the warps' partials.
-constexpr size_t kStreamStaticSmem = 2 * kStreamListMax * 4 + 8 + (kStreamThreads / 32) * 8;
+constexpr size_t kStreamStaticSmem = 2 * (kStreamThreads / 32) * (4 + 8) + 64;
 constexpr int kStreamScatterThreads = 1024;
 
 }  // namespace cuda

@@ -185,20 +185,21 @@ const char *const kStreamNames[] = {"launch", "bytes_mb", "pairs_m", "entries_m"
 const char *const kTileNames[] = {"launch",       "stream_mb", "gathers_m",    "beyond_l1_m", "beyond_l2q_m", "beyond_l2h_m",
                                   "beyond_l2_m",  "permute_m", "tile_rows_mb", "tiles",       "max_row_m"};
 
-// The streamed plan's shape as stream_plan.cu will cut it (hot columns, partitions, pairs).
+// The streamed plan's shape as stream_plan.cu will cut it (Policy::stream_shape): partitions of
+// stream_rows rows, fewer where that gives fewer than stream_parts_per_sm partitions per SM; the
+// pairs expected of them, and the pieces they fill.
 struct StreamShape {
-    double hot = 0, hot_entries = 0, parts = 1, pairs = 0;
+    double parts = 1, pairs = 0, pieces = 1;
 };
-StreamShape stream_shape(const MatrixStats &s, const KernelShape &k) {
+StreamShape stream_shape(const MatrixStats &s, const KernelShape &k, const DeviceShape &d) {
     StreamShape z;
+    const int64_t per = k.stream_parts_per_sm * (int64_t)std::max(1, d.sms);
+    int64_t rows = ((s.nrows + per - 1) / per + 255) / 256 * 256;
+    rows = std::max<int64_t>(256, std::min<int64_t>({rows, k.stream_rows, 32768}));
+    z.parts = std::max(1.0, std::ceil((double)s.nrows / (double)rows));
+    z.pairs = s.expected_pairs((int64_t)z.parts, 0);
     const double slots = (double)k.stream_slots * 4.0 / (double)std::max(1, s.value_bytes);
-    const double parts_est = std::ceil((double)s.nnz / slots);
-    const int64_t thr = (int64_t)std::max(2.0, std::ceil(k.stream_hot_parts * parts_est));
-    z.hot = std::min({(double)s.columns_at_least(thr), std::floor(k.stream_hot_share * slots), (double)s.ncols});
-    z.hot_entries = s.top_entries(z.hot);
-    const double w = slots - z.hot;
-    z.parts = std::max(1.0, std::ceil(((double)s.nnz - z.hot_entries) / w));
-    z.pairs = s.expected_pairs((int64_t)z.parts, (int64_t)z.hot);
+    z.pieces = std::max(z.parts, std::ceil(z.pairs / slots));
     return z;
 }
 }  // namespace
@@ -268,9 +269,9 @@ Features features(const MatrixStats &s, const Plan &p, const DeviceShape &d, con
         break;
     }
     case Family::Stream: {
-        const StreamShape z = stream_shape(s, k);
-        const double bytes = N * vb + 6.0 * z.pairs + 2.0 * z.pairs * vb + 2.0 * z.hot * vb + 2.0 * E +
-                             (s.weighted ? E * vb : 0.0) + 8.0 * (R + 1) + R * vb;
+        const StreamShape z = stream_shape(s, k, d);
+        // StreamPlan::model_bytes, the runs and the pieces' padding left out
+        const double bytes = N * vb + 2.0 * z.pairs + 2.0 * z.pairs * vb + 4.0 * E + (s.weighted ? E * vb : 0.0) + R / 8.0 + R * vb;
         f[1] = bytes / M;
         f[2] = z.pairs / M;
         f[3] = E / M;
@@ -537,7 +538,7 @@ bool parse_stats_line(const std::string &line, std::string &name, MatrixStats &s
 
 namespace {
 constexpr const char *kMagic = "psv-tuning-table";
-constexpr int kVersion = 1;
+constexpr int kVersion = 2;
 
 std::string token(std::string s) {  // one whitespace-free token
     for (char &c : s)
@@ -563,8 +564,8 @@ std::string to_text(const Table &t) {
     o << "smem_per_sm " << t.device.smem_per_sm << '\n';
     const KernelShape &k = t.kernels;
     o << "kernels " << k.chunk_entries << ' ' << k.chunk_smem_per_sm << ' ' << k.hot_blocks << ' ' << k.hot_blocks_per_sm
-      << ' ' << k.hot_fixed_smem << ' ' << k.l1_total << ' ' << k.stream_slots << ' ' << num(k.stream_hot_share) << ' '
-      << num(k.stream_hot_parts) << '\n';
+      << ' ' << k.hot_fixed_smem << ' ' << k.l1_total << ' ' << k.stream_rows << ' ' << k.stream_parts_per_sm << ' '
+      << k.stream_slots << '\n';
     for (int fi = 0; fi < kFamilies; ++fi) {
         o << "# " << family_name((Family)fi) << ':';
         for (int j = 0; j < family_features((Family)fi); ++j) o << ' ' << feature_name((Family)fi, j);
@@ -623,7 +624,8 @@ bool parse(const std::string &text, Table &t, std::string &error) {
         } else if (key == "kernels") {
             KernelShape &k = out.kernels;
             if (!(ls >> k.chunk_entries >> k.chunk_smem_per_sm >> k.hot_blocks >> k.hot_blocks_per_sm >> k.hot_fixed_smem >>
-                  k.l1_total >> k.stream_slots >> k.stream_hot_share >> k.stream_hot_parts))
+                  k.l1_total >> k.stream_rows >> k.stream_parts_per_sm >> k.stream_slots) ||
+                k.stream_rows <= 0 || k.stream_parts_per_sm <= 0 || k.stream_slots <= 0)
                 return bad("kernels needs 9 numbers");
         } else if (key == "stats") {
             std::string name;

@@ -34,7 +34,8 @@ struct MatrixStats {
     // Columns of length >= len.
     int64_t columns_at_least(int64_t len) const;
     // The streamed plan's expected (partition, column) pairs over `parts` partitions: each column
-    // of length L outside the `hot` longest lands in parts (1 - (1 - 1/parts)^L) of them.
+    // of length L outside the `hot` longest lands in parts (1 - (1 - 1/parts)^L) of them (rows
+    // placed at random, as after a random relabelling).
     double expected_pairs(int64_t parts, int64_t hot) const;
 };
 constexpr int64_t kNearBand = 65536;
@@ -92,8 +93,9 @@ struct KernelShape {
     int hot_blocks_per_sm = 2;
     int64_t hot_fixed_smem = 0;       // ... shared memory per block besides the hot values
     int64_t l1_total = 256 * 1024;    // L1 and shared memory per SM
-    int64_t stream_slots = 55456;     // streamed plan: slots per partition (fp32)
-    double stream_hot_share = 0.125, stream_hot_parts = 0.5;
+    int64_t stream_rows = 16384;      // streamed plan: rows per partition, at most
+    int64_t stream_parts_per_sm = 4;  // ... fewer rows where there would be fewer partitions per SM
+    int64_t stream_slots = 24608;     // ... pair slots per piece (fp32)
 };
 
 constexpr int kMaxFeatures = 12;

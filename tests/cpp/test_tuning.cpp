@@ -213,13 +213,14 @@ void check_fit_and_text() {
     const Bad bads[] = {
         {"", "empty"},
         {"not-a-table 1\n", "not a psv tuning table"},
-        {"psv-tuning-table 2\n", "version 2"},
-        {"psv-tuning-table 1\ndevice X\nsms 1\nl2_bytes 1\nfrobnicate 3\n", "unknown key"},
-        {"psv-tuning-table 1\ndevice X\nsms 1\nl2_bytes 1\ncoef chunk -1 0 0 0 0 0 0 0 0 0\n", "non-negative"},
-        {"psv-tuning-table 1\ndevice X\nsms 1\nl2_bytes 1\ncoef warp 1\n", "unknown kernel family"},
-        {"psv-tuning-table 1\ndevice X\nsms 1\nl2_bytes 1\ncoef hot:x 1\n", "unknown kernel family"},
-        {"psv-tuning-table 1\ndevice X\nsms 1\nl2_bytes 1\nsample m warp:1 1 0.5\n", "unknown plan"},
-        {"psv-tuning-table 1\nsms 1\nl2_bytes 1\n", "no device"},
+        {"psv-tuning-table 1\n", "version 1"},
+        {"psv-tuning-table 3\n", "version 3"},
+        {"psv-tuning-table 2\ndevice X\nsms 1\nl2_bytes 1\nfrobnicate 3\n", "unknown key"},
+        {"psv-tuning-table 2\ndevice X\nsms 1\nl2_bytes 1\ncoef chunk -1 0 0 0 0 0 0 0 0 0\n", "non-negative"},
+        {"psv-tuning-table 2\ndevice X\nsms 1\nl2_bytes 1\ncoef warp 1\n", "unknown kernel family"},
+        {"psv-tuning-table 2\ndevice X\nsms 1\nl2_bytes 1\ncoef hot:x 1\n", "unknown kernel family"},
+        {"psv-tuning-table 2\ndevice X\nsms 1\nl2_bytes 1\nsample m warp:1 1 0.5\n", "unknown plan"},
+        {"psv-tuning-table 2\nsms 1\nl2_bytes 1\n", "no device"},
     };
     for (const Bad &b : bads) {
         Table z;
@@ -268,7 +269,7 @@ void check_files() {
     // a corrupt cached file is skipped
     {
         std::ofstream f(path);
-        f << "psv-tuning-table 1\ngarbage\n";
+        f << "psv-tuning-table 2\ngarbage\n";
     }
     CHECK(load_table(d).source != Source::User);
     // an unwritable place: false, a message, nothing left

@@ -1,13 +1,13 @@
 // The streamed product (PSV_KERNEL_STREAM, cuda/spmv/stream.cuh, cuda/build/stream_plan.cu) on the
 // cut cases of the chunk kernel's test (spmv_cases.hpp) and on an R-MAT graph, each product
 // against a float64 reference or the CPU backend (exactly, for int32 min-plus and boolean, A and
-// A'), three runs bit-identical. The tuning policy (psv::cuda::set_policy) shrinks the shared
-// memory the plan counts on so that these small matrices take many partitions: rows cut by
-// partition boundaries (a long row over many), pieces summed by a whole block, empty partitions of
-// pairs (all hot), no hot columns, many hot columns, pieces for the warps' and the block's lists
-// beyond what the lists hold. Also: the plan's counts and device bytes, an
-// AUTO rule that streams, u with absent entries and products wider than the plan's values (the
-// CSR fallback), a mask and an accumulator, and an allocation failure while planning.
+// A'), three runs bit-identical. The tuning policy (psv::cuda::set_policy) shrinks the rows per
+// partition and the shared memory the plan counts on, so that these small matrices take many
+// partitions and pieces: rows whose runs span threads, warps, tiles and pieces, partitions without
+// pairs (empty rows), a dense block of long rows over the same columns. Also: the plan's counts
+// and device bytes, an AUTO rule that streams, u with absent entries and products wider than the
+// plan's values (the CSR fallback), a mask and an accumulator, and an allocation failure while
+// planning.
 #include <cuda_runtime.h>
 
 #include <atomic>
@@ -39,9 +39,9 @@ gputest::Edges sorted_unique(gputest::Edges E) {
     return E;
 }
 
-// Rows over the same few columns (all hot, so one partition holds them all): 3000 rows of 70
-// entries and 1100 of 4100, more than the warp's and the block's lists hold.
-gputest::Edges hot_block() {
+// Rows over the same columns: 3000 rows of 70 entries and 1100 of 4100 (a row's run spans warps
+// and tiles; every partition holds the same pairs).
+gputest::Edges dense_block() {
     gputest::Edges E;
     E.nrows = 4100;
     E.ncols = 5000;
@@ -50,12 +50,11 @@ gputest::Edges hot_block() {
     return E;
 }
 
-// A pass: the shared memory per SM the plan may count on (0: the device's), the hot columns'
-// share of the slots and the partitions share a hot column must reach (< 0: the policy's).
+// A pass: the rows per partition at most, the partitions per SM, the slots per piece at most and
+// the scatter's window (0: the policy's).
 struct Pass {
     const char *name;
-    size_t smem_per_sm;
-    double hot_share, hot_parts;
+    int64_t rows, parts_per_sm, slots_max, window_max;
 };
 
 // y<mask> += A x with the streamed kernel equals the CSR kernel's, bit for bit (the same
@@ -113,13 +112,20 @@ int plan_counts(psv_context *gpu, const gputest::Edges &E) {
     REQUIRE(psv_matrix_info_get(A, &info) == PSV_SUCCESS);
     const psv::cuda::StreamCounts sc = psv::cuda::stream_counts(A);
     CHECK_MSG(info.kernel == PSV_KERNEL_STREAM, "info reports kernel %d", (int)info.kernel);
-    CHECK_MSG(sc.parts >= 1 && sc.pairs >= 1 && sc.pairs <= nnz && sc.slots >= 1024 && sc.hot < sc.slots,
-              "plan counts: %lld partitions, %lld pairs of %lld entries, %lld slots, %lld hot", (long long)sc.parts,
-              (long long)sc.pairs, (long long)nnz, (long long)sc.slots, (long long)sc.hot);
-    CHECK_MSG(sc.bytes_weighted > sc.bytes_pattern && sc.bytes_pattern > 2 * nnz, "byte model %lld / %lld",
+    CHECK_MSG(sc.parts >= 1 && sc.pairs >= 1 && sc.pairs <= nnz && sc.slots >= 1024 && sc.rows >= 256 &&
+                  sc.parts == (E.nrows + sc.rows - 1) / sc.rows && sc.pieces >= 1 && sc.pieces >= sc.pairs / sc.slots,
+              "plan counts: %lld partitions of %lld rows, %lld pieces of %lld slots, %lld pairs of %lld entries",
+              (long long)sc.parts, (long long)sc.rows, (long long)sc.pieces, (long long)sc.slots, (long long)sc.pairs,
+              (long long)nnz);
+    CHECK_MSG(sc.entries >= nnz && sc.entries <= nnz + 3 * sc.pieces && sc.entries % 4 == 0,
+              "%lld entries laid out for %lld (%lld pieces)", (long long)sc.entries, (long long)nnz, (long long)sc.pieces);
+    CHECK_MSG(sc.max_part_entries >= (sc.entries + sc.parts - 1) / sc.parts && sc.max_part_entries <= sc.entries,
+              "largest partition %lld of %lld entries", (long long)sc.max_part_entries, (long long)sc.entries);
+    CHECK_MSG(sc.bytes_weighted > sc.bytes_pattern && sc.bytes_pattern > 4 * nnz + 10 * sc.pairs, "byte model %lld / %lld",
               (long long)sc.bytes_pattern, (long long)sc.bytes_weighted);
-    // at least the columns (4 per entry), the slots (2 per entry) and per pair an item (6) and its value (4)
-    CHECK_MSG(info.device_bytes >= 6 * nnz + 10 * sc.pairs, "device bytes %lld for %lld entries and %lld pairs",
+    // at least the columns (4 per entry), the rows and slots (4 per entry) and per pair an item (2)
+    // and its value (4)
+    CHECK_MSG(info.device_bytes >= 8 * nnz + 6 * sc.pairs, "device bytes %lld for %lld entries and %lld pairs",
               (long long)info.device_bytes, (long long)nnz, (long long)sc.pairs);
     psv_matrix_free(&A);
     return 1;
@@ -139,21 +145,18 @@ int main() {
     REQUIRE(psv_context_set_option(gpu, PSV_OPT_PLAN_CHOICE, PSV_CHOICE_RULES) == PSV_SUCCESS);
     int checks = 0;
     const psv::cuda::Policy base = psv::cuda::policy_of(gpu);
-    // 8 KB of slots per SM: 2048 fp32 / int32 slots, 1024 fp64 ones, 8192 boolean ones
-    const size_t sm8k = psv::cuda::kStreamStaticSmem + base.stream_block_reserve + 8192;
-    const Pass passes[] = {{"device", 0, -1, -1},
-                           {"small", sm8k, -1, -1},
-                           {"small, no hot", sm8k, 0.0, -1},
-                           {"small, many hot", sm8k, 0.5, 0.01}};
-    // under the sanitizers (small mode): the small-slot passes with and without many hot columns
-    // (every path of the kernels, with few slots to track), fp32 and int32, R-MAT 12
+    // small: 256-row partitions of 1024-pair pieces, a scatter of 1024-column windows
+    const Pass passes[] = {{"device", 0, 0, 0, 0}, {"small", 256, 64, 1024, 1024}, {"1024 rows", 1024, 64, 0, 0}};
+    // under the sanitizers (small mode): the small pass (every path of the kernels, with little
+    // to track), fp32 and int32, R-MAT 12
     const bool small = gputest::small_mode();
     for (const Pass &P : passes) {
-        if (small && (!P.smem_per_sm || P.hot_share == 0.0)) continue;
+        if (small && !P.slots_max) continue;
         psv::cuda::Policy policy = base;
-        if (P.smem_per_sm) policy.smem_per_sm = P.smem_per_sm;
-        if (P.hot_share >= 0) policy.stream_hot_share = P.hot_share;
-        if (P.hot_parts >= 0) policy.stream_hot_parts = P.hot_parts;
+        if (P.rows) policy.stream_rows = P.rows;
+        if (P.parts_per_sm) policy.stream_parts_per_sm = P.parts_per_sm;
+        if (P.slots_max) policy.stream_slots_max = P.slots_max;
+        if (P.window_max) policy.stream_window_max = P.window_max;
         psv::cuda::set_policy(gpu, policy);
         psv_context_set_option(gpu, PSV_OPT_KERNEL, PSV_KERNEL_STREAM);
         for (const Case &cs : cases()) {
@@ -166,9 +169,9 @@ int main() {
             checks += run_exact(cpu, gpu, cs, E, PSV_INT32);
             if (!small) checks += run_exact(cpu, gpu, cs, E, PSV_BOOL);
         }
-        if (!P.smem_per_sm && !small) {  // the lists' overflow
-            const gputest::Edges H = hot_block();
-            Case hc{"hot-block", {}, H.ncols};
+        if (!small) {  // long rows over the same columns
+            const gputest::Edges H = dense_block();
+            Case hc{"dense-block", {}, H.ncols};
             checks += run_float<float>(gpu, hc, H, PSV_FP32, false);
             checks += run_exact(cpu, gpu, hc, H, PSV_INT32);
         }
@@ -177,7 +180,7 @@ int main() {
         checks += run_float<float>(gpu, rc, R, PSV_FP32, false);
         checks += run_float<float>(gpu, rc, R, PSV_FP32, true);
         checks += run_exact(cpu, gpu, rc, R, PSV_INT32);
-        if (P.smem_per_sm) checks += plan_counts(gpu, R);
+        if (P.rows) checks += plan_counts(gpu, R);
     }
     // AUTO streams a power-law matrix above the policy's size where the policy lets it (both forced
     // here); by default it does not
