@@ -289,8 +289,9 @@ void CudaMatrix::rebuild(const FormatOptions &opt) {
     if (table) ranking = tuning::rank_plans(*table, ms, cands, kshape, dshape);
     const bool forced = p.hot_columns >= 0 || p.rank_order_always || p.ranked_prefix >= 0;  // tests' and bench's
     tuning::Plan chosen;
-    // the streamed product by its measured rule, before the model (the shipped tables hold no
-    // samples of it yet: docs/design.md, section 6)
+    // the streamed product by its measured rule, ahead of the model (its coefficients for the
+    // rewritten streamed product are not yet checked against the exhaustive bench: docs/design.md,
+    // section 6)
     const bool stream_rule = auto_stream(*this, cs, p, vb) && opt.hot_columns < 0 && opt.rank_order < 0;
     if (k == PSV_KERNEL_AUTO && nvals > 0 && stream_rule && !forced) {
         chosen.family = tuning::Family::Stream;

@@ -67,12 +67,13 @@ Policy select_policy(const DeviceTraits &d) {
     p.stream_window_max = 65536;
     // the scatter's column blocks vary in pairs: several waves even out the SMs
     p.stream_scatter_waves = 4;
-    // AUTO streams power-law matrices of at least 2^27 entries whose x exceeds L2: on the H200
-    // the streamed product is ahead of the chunk kernels from R-MAT 24 (263 M entries, x 67 MB)
-    // up, level at R-MAT 22 and behind on the smaller graphs (docs/benchmarks.md)
+    // AUTO streams power-law matrices of at least 2^26 entries whose x exceeds half of L2: on the
+    // H200 the streamed product is ahead of the chunk kernels from R-MAT 23 (131 M entries, x
+    // 34 MB) up, level at R-MAT 22 (x 17 MB) and behind on smaller graphs and on the stencil
+    // (docs/benchmarks.md)
     p.stream_auto = true;
-    p.stream_min_entries = 1ll << 27;
-    p.stream_l2_share = 1.0;
+    p.stream_min_entries = 1ll << 26;
+    p.stream_l2_share = 0.5;
     // wider values halve the slots per piece
     p.stream_max_value_bytes = 4;
     // a quarter of device memory may stay cached for reuse
