@@ -193,9 +193,9 @@ std::vector<tuning::Plan> auto_candidates(const CudaMatrix &M, const Policy &p, 
             add(chunk_candidate(M, p, vb, h, true));
         }
     }
-    // the streamed product where the policy lets AUTO stream (it is behind the chunk kernels on
-    // every matrix measured so far: docs/benchmarks.md)
-    if (p.stream_auto && M.nvals <= (int64_t)UINT32_MAX && (int64_t)vb <= p.stream_max_value_bytes &&
+    // the streamed product where the policy lets the model choose it (stream_in_model: off, the
+    // rule auto_stream chooses it; the tuner measures it everywhere)
+    if (p.stream_in_model && M.nvals <= (int64_t)UINT32_MAX && (int64_t)vb <= p.stream_max_value_bytes &&
         p.stream_shape(M.nrows, vb).slots >= 1024) {
         tuning::Plan x;
         x.family = tuning::Family::Stream;

@@ -74,6 +74,9 @@ Policy select_policy(const DeviceTraits &d) {
     p.stream_auto = true;
     p.stream_min_entries = 1ll << 26;
     p.stream_l2_share = 0.5;
+    // the model's coefficients for the rewritten streamed product chose it at R-MAT 20 and 22,
+    // where it is behind or level: the rule alone chooses it
+    p.stream_in_model = false;
     // wider values halve the slots per piece
     p.stream_max_value_bytes = 4;
     // a quarter of device memory may stay cached for reuse

@@ -76,6 +76,7 @@ struct Policy {
     int64_t stream_window_max = 65536;   // the scatter's x window: at most this many columns
     int stream_scatter_waves = 4;        // scatter blocks: at least this many waves of SMs
     bool stream_auto = true;             // AUTO may choose the streamed product (the rule below)
+    bool stream_in_model = false;        // ... and the performance model may, among its candidates
     int64_t stream_min_entries = 1ll << 26;  // AUTO streams power-law matrices of this many entries
     double stream_l2_share = 0.5;        // ... whose x exceeds this share of L2
     int64_t stream_max_value_bytes = 4;  // AUTO streams values of at most this size

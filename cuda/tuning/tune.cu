@@ -215,7 +215,7 @@ void CudaBackend::tune(const std::string &path_in, int32_t effort, bool progress
         // every family is measured, the streamed product too where AUTO may not choose it (an
         // explicit PSV_KERNEL_STREAM is priced as well)
         Policy all = policy_;
-        all.stream_auto = true;
+        all.stream_in_model = true;
         const std::vector<tuning::Plan> plans = auto_candidates(M, all, 4, base);
         for (const tuning::Plan &plan : plans) {
             M.rebuild(options_for(plan));
