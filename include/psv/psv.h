@@ -193,12 +193,14 @@ typedef int32_t psv_kernel;
                                           chunks, a thread block each                        */
 #define PSV_KERNEL_STREAM          4  /* CUDA: the streamed (partition-centric) product: x is
                                           never gathered at random. The rows are cut into
-                                          partitions whose distinct source columns fit in
-                                          shared memory; each product scatters x, read in
-                                          order, once per (column, partition) pair, then each
-                                          partition sums its rows from shared memory. Extra
-                                          device memory: 2 bytes per entry and about 10 per
-                                          pair. AUTO does not choose it yet. CPU: the CSR
+                                          partitions whose sums stay in shared memory; each
+                                          product scatters x, read in order, once per (column,
+                                          partition) pair, then each partition stages its
+                                          pairs a piece at a time and sums its rows there.
+                                          Extra device memory: 4 bytes per entry (plus a copy
+                                          of the values, weighted) and about 6 per pair. AUTO
+                                          chooses it for power-law matrices of at least 2^26
+                                          entries whose x exceeds half of L2. CPU: the CSR
                                           loop */
 
 /* ---------------------------------------------------------------------------------------------
