@@ -34,10 +34,11 @@ __global__ void pair_write_kernel(int64_t n, const uint64_t *key, const uint32_t
     PSV_GRID_LOOP(i, n) if (flag[i]) pkey[pid1[i] - 1] = key[i];
 }
 
-// pp[k] = the first pair of partition k (pp[parts] = pairs); pieces[k] = its pieces (pieces[parts] = 0)
+// pp[k] = the first pair of partition k (pp[parts] = pairs)
 __global__ void part_pair_kernel(int64_t parts, int64_t npairs, const uint64_t *pkey, int cbits, uint32_t *pp) {
     PSV_GRID_LOOP(k, parts + 1) pp[k] = (uint32_t)lower_bound_d<uint64_t>(pkey, npairs, (uint64_t)k << cbits);
 }
+// pieces[k] = partition k's pieces (pieces[parts] = 0)
 __global__ void part_pieces_kernel(int64_t parts, const uint32_t *pp, int64_t slots, int32_t *pieces) {
     PSV_GRID_LOOP(k, parts + 1) pieces[k] = k < parts ? (int32_t)(((int64_t)(pp[k + 1] - pp[k]) + slots - 1) / slots) : 0;
 }

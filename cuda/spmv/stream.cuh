@@ -120,6 +120,19 @@ template <class T, int V> struct StreamLoad {
     }
 };
 
+// Segmented inclusive scan across the warp keyed by row (keys ascend with the lane): v becomes the
+// sum of v over the lanes up to this one holding the same key, earlier lanes on the left.
+template <class S, class Acc> __device__ __forceinline__ Acc warp_scan_by_row(const S &s, int key, Acc v) {
+    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        const int kr = __shfl_up_sync(0xffffffffu, key, d);
+        const Acc kv = shfl_up_any(v, d);
+        if (lane >= d && kr == key) v = s.acc_add(kv, v);
+    }
+    return v;
+}
+
 // ys[r] (+)= v: a run's share, where no other thread of the tile adds to row r.
 template <class S, class Acc> __device__ __forceinline__ void stream_add(const S &s, Acc *ys, int r, Acc v) {
     ys[r] = s.acc_add(ys[r], v);
@@ -184,14 +197,8 @@ __global__ void __launch_bounds__(kStreamThreads, 1) stream_accumulate_kernel(co
                 }
             }
             if (!multi) frow_t = trow, fs = ts;
-            // the tail runs across lanes: segmented inclusive scan keyed by row (rows ascend)
-            Acc tv = ts;
-#pragma unroll
-            for (int d = 1; d < 32; d <<= 1) {
-                const int kr = __shfl_up_sync(0xffffffffu, trow, d);
-                const Acc kv = shfl_up_any(tv, d);
-                if (lane >= d && kr == trow) tv = s.acc_add(kv, tv);
-            }
+            // the tail runs across lanes
+            const Acc tv = warp_scan_by_row(s, trow, ts);
             const int prow = __shfl_up_sync(0xffffffffu, trow, 1);
             const Acc carry = shfl_up_any(tv, 1);
             const int nfirst = __shfl_down_sync(0xffffffffu, frow_t, 1);
@@ -209,14 +216,8 @@ __global__ void __launch_bounds__(kStreamThreads, 1) stream_accumulate_kernel(co
             if (lane == 0 && wfirst == INT_MAX) frow[par][warp] = INT_MAX;
             __syncthreads();
             if (warp == 0) {  // the warps' first runs, in warp order (a row may span warps)
-                int fr = lane < kWarps ? frow[par][lane] : INT_MAX;
-                Acc fv = lane < kWarps ? fs_w[lane] : id;
-#pragma unroll
-                for (int d = 1; d < 32; d <<= 1) {
-                    const int kr = __shfl_up_sync(0xffffffffu, fr, d);
-                    const Acc kv = shfl_up_any(fv, d);
-                    if (lane >= d && kr == fr) fv = s.acc_add(kv, fv);
-                }
+                const int fr = lane < kWarps ? frow[par][lane] : INT_MAX;
+                const Acc fv = warp_scan_by_row(s, fr, lane < kWarps ? fs_w[lane] : id);
                 const int nr2 = __shfl_down_sync(0xffffffffu, fr, 1);
                 if (fr != INT_MAX && (lane == 31 || nr2 != fr)) stream_add(s, ys, fr, fv);
             }

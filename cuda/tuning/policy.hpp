@@ -10,6 +10,7 @@
 #include <string>
 
 #include "cuda/tuning/shapes.hpp"
+#include "tuning/model.hpp"
 
 namespace psv {
 namespace cuda {
@@ -132,8 +133,7 @@ struct Policy {
     // The streamed plan's shape for values of vb bytes: rows per partition and pair slots per piece.
     // An accumulate block holds its partition's rows (8 bytes each, the widest accumulator) and a
     // piece's pair values in what stream_blocks_per_sm blocks leave of an SM's shared memory (less
-    // the kernel's static part and a block's reserve). Rows: stream_rows, fewer where the matrix
-    // would give fewer than stream_parts_per_sm partitions per SM (a multiple of 256, at least 256),
+    // the kernel's static part and a block's reserve). Rows: tuning::stream_partition_rows,
     // halved until stream_min_slots slots fit; slots: the rest, at most 65535 (16-bit slots), a
     // multiple of 32, at most stream_slots_max. Rows stay below 65535 (16-bit rows; 0xffff marks
     // padding).
@@ -147,11 +147,7 @@ struct Policy {
         const size_t fixed = kStreamStaticSmem + stream_block_reserve;
         per_block = per_block > fixed ? per_block - fixed : 0;
         StreamShape z;
-        const int64_t want = (nrows + stream_parts_per_sm * sms - 1) / (stream_parts_per_sm * (int64_t)sms);
-        int64_t r = (want + 255) / 256 * 256;
-        if (r > stream_rows) r = stream_rows;
-        if (r > 32768) r = 32768;
-        if (r < 256) r = 256;
+        int64_t r = tuning::stream_partition_rows(nrows, sms, stream_rows, stream_parts_per_sm);
         while (r > 256 && (size_t)r * 8 + (size_t)stream_min_slots * vb > per_block) r /= 2;
         if ((size_t)r * 8 >= per_block) return z;  // no room: rows 0, the plan refuses
         int64_t s = (int64_t)((per_block - (size_t)r * 8) / vb);

@@ -136,18 +136,11 @@ struct ProductTimer {
         if (e1) cudaEventDestroy(e1);
     }
     double time(const CudaMatrix &M, psv_op mul, const float *u, float *t, int runs) {
-        SpmvArgs a;
-        a.A = &M;
-        a.add = PSV_PLUS;
-        a.mul = mul;
-        a.type = PSV_FP32;
-        a.u = u;
-        a.t = t;
         std::vector<double> ms;
         for (int r = -2; r < runs; ++r) {
             be.set_bytes(flush.get(), r & 0xff, flush.size());
             PSV_CUDA_CHECK(cudaEventRecord(e0, be.stream()));
-            be.spmv(a);
+            plus_product(be, M, mul, u, t);
             PSV_CUDA_CHECK(cudaEventRecord(e1, be.stream()));
             PSV_CUDA_CHECK(cudaEventSynchronize(e1));
             float x = 0;

@@ -229,17 +229,23 @@ public:
     }
 };
 
-// t = M (+).(second) u over M's pattern, one fp32 vector: the product of PageRank, HITS and (on
-// CUDA) a single RWR query; both backends sum each row in double (see Semiring::acc_type).
-inline void pattern_product(Backend &be, const MatrixStore &M, const float *u, float *t) {
+// t = M (+).(mul) u, one fp32 vector with every entry; both backends sum each row in double (see
+// Semiring::acc_type).
+inline void plus_product(Backend &be, const MatrixStore &M, psv_op mul, const float *u, float *t) {
     SpmvArgs sa;
     sa.A = &M;
     sa.add = PSV_PLUS;
-    sa.mul = PSV_SECOND;
+    sa.mul = mul;
     sa.type = PSV_FP32;
     sa.u = u;
     sa.t = t;
     be.spmv(sa);
+}
+
+// t = M (+).(second) u over M's pattern: the product of PageRank, HITS and (on CUDA) a single RWR
+// query.
+inline void pattern_product(Backend &be, const MatrixStore &M, const float *u, float *t) {
+    plus_product(be, M, PSV_SECOND, u, t);
 }
 
 // t = A' (+).(second) u (PageRank's and HITS's A' products): on AT, A's transpose, where the

@@ -193,9 +193,7 @@ struct StreamShape {
 };
 StreamShape stream_shape(const MatrixStats &s, const KernelShape &k, const DeviceShape &d) {
     StreamShape z;
-    const int64_t per = k.stream_parts_per_sm * (int64_t)std::max(1, d.sms);
-    int64_t rows = ((s.nrows + per - 1) / per + 255) / 256 * 256;
-    rows = std::max<int64_t>(256, std::min<int64_t>({rows, k.stream_rows, 32768}));
+    const int64_t rows = stream_partition_rows(s.nrows, d.sms, k.stream_rows, k.stream_parts_per_sm);
     z.parts = std::max(1.0, std::ceil((double)s.nrows / (double)rows));
     z.pairs = s.expected_pairs((int64_t)z.parts, 0);
     const double slots = (double)k.stream_slots * 4.0 / (double)std::max(1, s.value_bytes);

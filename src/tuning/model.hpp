@@ -98,6 +98,17 @@ struct KernelShape {
     int64_t stream_slots = 24608;     // ... pair slots per piece (fp32)
 };
 
+// The streamed plan's rows per partition (Policy::stream_shape starts from it; the model prices
+// it): rows_cap, fewer where nrows would give fewer than parts_per_sm partitions per SM; a
+// multiple of 256 from 256 to 32768.
+inline int64_t stream_partition_rows(int64_t nrows, int64_t sms, int64_t rows_cap, int64_t parts_per_sm) {
+    const int64_t per = (parts_per_sm > 0 ? parts_per_sm : 1) * (sms > 0 ? sms : 1);
+    int64_t r = ((nrows + per - 1) / per + 255) / 256 * 256;
+    if (r > rows_cap) r = rows_cap;
+    if (r > 32768) r = 32768;
+    return r < 256 ? 256 : r;
+}
+
 constexpr int kMaxFeatures = 12;
 using Features = std::array<double, kMaxFeatures>;
 // The features of `plan` on a matrix (stats) on a device: counts in millions, bytes in MB; the
