@@ -255,20 +255,22 @@ struct RwrUpdate1 {
     }
 };
 
-constexpr int kRwrThreads = 256;
-// enough blocks that a warp's chain of rows stays short (the kernel is latency bound otherwise)
-constexpr int kRwrMaxBlocks = 2048;
-constexpr int64_t kRwrRowsPerBlock = 128;
+constexpr int kRwrThreads = 1024;
+constexpr int64_t kRwrRowsPerBlock = 512;
+constexpr int kRwrBatch = 8;  // rows a lane has in flight
 
-inline int rwr_blocks(int64_t n) {
-    return (int)std::min<int64_t>(kRwrMaxBlocks, std::max<int64_t>(1, (n + kRwrRowsPerBlock - 1) / kRwrRowsPerBlock));
+// Two blocks per SM (all resident at once), fewer for a small block: each block's partial
+// differences are one more term of the last block's sums.
+inline int rwr_blocks(int64_t n, int sms) {
+    return (int)std::min<int64_t>(2 * (int64_t)sms, std::max<int64_t>(1, (n + kRwrRowsPerBlock - 1) / kRwrRowsPerBlock));
 }
 
 // k >= 2 queries: block b takes a fixed range of rows; a warp's lanes cover L columns (a power of
 // two >= k, at most 32; wider blocks in chunks of 32) of 32 / L rows at a time, so a warp reads
-// whole stretches of the row-major block. Per column: each lane sums its rows in order, lanes of
-// one column by a fixed butterfly, warps in warp order, blocks' partials in block order by the
-// last block to finish (an integer counter picks it). No float atomics: the same sums every run.
+// whole stretches of the row-major block, kRwrBatch such steps' loads in flight. Per column:
+// each lane sums its rows in order, lanes of one column by a fixed butterfly, warps in warp
+// order, blocks' partials in block order by the last block to finish (an integer counter picks
+// it). No float atomics: the same sums every run.
 __global__ void __launch_bounds__(kRwrThreads)
     rwr_update_kernel(int64_t n, int32_t k, int L, const float *__restrict__ T, float *__restrict__ R,
                       float *__restrict__ U, const float *__restrict__ inv, float cf, float restart,
@@ -281,17 +283,29 @@ __global__ void __launch_bounds__(kRwrThreads)
     const int64_t r0 = (int64_t)blockIdx.x * per, r1 = min(n, r0 + per);
     for (int32_t j0 = 0; j0 < k; j0 += 32) {
         const int32_t j = j0 + jl;
-        const bool valid = jl < L && j < k;
+        const bool valid = j < k;
         const int64_t q = valid ? queries[j] : -1;
         double acc = 0.0;
         if (valid) {
-#pragma unroll 4
-            for (int64_t i = r0 + warp * G + g; i < r1; i += (kRwrThreads / 32) * G) {
-                const int64_t e = i * k + j;
-                const float rn = cf * T[e] + (i == q ? restart : 0.0f);
-                acc += fabs((double)rn - (double)R[e]);
-                R[e] = rn;
-                U[e] = rn * inv[i];
+            const int64_t step = (int64_t)(kRwrThreads / 32) * G;
+            for (int64_t i0 = r0 + warp * G + g; i0 < r1; i0 += kRwrBatch * step) {
+                float t[kRwrBatch], r[kRwrBatch], iv[kRwrBatch];
+#pragma unroll
+                for (int u = 0; u < kRwrBatch; ++u) {
+                    const int64_t i = i0 + u * step;
+                    t[u] = i < r1 ? T[i * k + j] : 0.0f;
+                    r[u] = i < r1 ? R[i * k + j] : 0.0f;
+                    iv[u] = i < r1 ? inv[i] : 0.0f;
+                }
+#pragma unroll
+                for (int u = 0; u < kRwrBatch; ++u) {
+                    const int64_t i = i0 + u * step;
+                    if (i >= r1) break;
+                    const float rn = cf * t[u] + (i == q ? restart : 0.0f);
+                    acc += fabs((double)rn - (double)r[u]);
+                    R[i * k + j] = rn;
+                    U[i * k + j] = rn * iv[u];
+                }
             }
         }
         for (int m = L; m < 32; m <<= 1) acc += shfl_xor_any(acc, m);
@@ -312,10 +326,20 @@ __global__ void __launch_bounds__(kRwrThreads)
     __syncthreads();
     if (!last) return;
     __threadfence();
-    // warp w combines columns w, w + 8, ...: lanes over blocks in order, then a fixed butterfly
+    // warp w combines columns w, w + 32, ...: lanes over blocks in order (four loads in flight),
+    // then a fixed butterfly
     for (int32_t j = warp; j < k; j += kRwrThreads / 32) {
         double s = 0.0;
-        for (unsigned b = lane; b < gridDim.x; b += 32) s += __ldcg(partials + (int64_t)b * k + j);  // L2: past the fence
+        for (unsigned b0 = lane; b0 < gridDim.x; b0 += 4 * 32) {
+            double v[4];
+#pragma unroll
+            for (int u = 0; u < 4; ++u) {
+                const unsigned b = b0 + 32 * u;
+                v[u] = b < gridDim.x ? __ldcg(partials + (int64_t)b * k + j) : 0.0;  // L2: past the fence
+            }
+#pragma unroll
+            for (int u = 0; u < 4; ++u) s += v[u];
+        }
         for (int m = 16; m >= 1; m >>= 1) s += shfl_xor_any(s, m);
         if (lane == 0) diffs[j] = s;
     }
@@ -334,7 +358,7 @@ void CudaAlgoSteps::rwr_update(int64_t n, int32_t k, const float *T, float *R, f
         launch_mapreduce<double, PlusD>(be_, n, RwrUpdate1{T, R, U, inv, queries, c}, 0.0, diffs);
         return;
     }
-    const int blocks = rwr_blocks(n);
+    const int blocks = rwr_blocks(n, be_.sm_count());
     const size_t need = (size_t)blocks * k * sizeof(double);
     if (rwr_partials_.size() < need) rwr_partials_ = Buffer(&be_, need);  // the old one kept on failure
     int L = 1;

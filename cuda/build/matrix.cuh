@@ -152,6 +152,9 @@ public:
     // The tile-composite form: the kept one, else built now with the options and policy of the
     // last rebuild and kept until the next (the k-vector product's tile-composite variant).
     const TcForm &form() const;
+    // The row of each entry (int32 [nvals]; the k-vector product's): built on first use, kept until
+    // the next rebuild.
+    const Buffer &entry_rows() const;
     // The form copied to the host (tests compare builders); built transiently where not kept.
     TileComposite form_to_host() const;
     // Bytes of device memory the matrix holds (CSR, plan, kept form).
@@ -204,6 +207,7 @@ private:
     const FormSummary &summary() const;
     mutable std::unique_ptr<TcForm> form_;          // kept form (tile kernels, or built on use)
     mutable std::unique_ptr<FormSummary> summary_;  // of the form, until the next rebuild
+    mutable Buffer entry_rows_;                     // entry_rows(), until the next rebuild
 };
 
 }  // namespace cuda

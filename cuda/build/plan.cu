@@ -404,6 +404,7 @@ void CudaMatrix::rebuild(const FormatOptions &opt) {
     ranking_ = std::move(ranking);
     form_ = std::move(form);
     summary_.reset();
+    entry_rows_ = Buffer();
     chunks = std::move(cplan);
     stream = std::move(sp);
     csr_lanes = lanes;

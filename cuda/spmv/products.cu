@@ -48,27 +48,43 @@ void tc_spmm(CudaBackend &be, const CudaMatrix &M, const TcForm &F, int32_t k, c
     // ur goes back to the pool on return: its reuse is ordered after these launches on the stream
 }
 
-// The CSR k-vector product: segments of Policy::spmm_segment_entries entries, then the rows cut by
-// segment ends (spmm.cuh). Its one allocation, the cut rows' partials, comes first: a failure
-// leaves T untouched.
+// The CSR k-vector product (spmm.cuh): groups of L lanes over segments of entries, then the long
+// rows cut by segment ends. A segment holds at most Policy::spmm_segment_entries entries, fewer
+// where that would leave too few groups to keep the device busy. Its allocations (the entries'
+// rows on the first product, the cut rows' partials) come first: a failure leaves T untouched.
 void csr_spmm(CudaBackend &be, const CudaMatrix &M, int32_t k, const float *U, float *T) {
     cudaStream_t st = be.stream();
     if (M.nvals == 0) {
         be.set_bytes(T, 0, (size_t)M.nrows * (size_t)k * sizeof(float));
         return;
     }
-    const int64_t seg = std::max<int64_t>(32, M.policy.spmm_segment_entries);
-    const int64_t nseg = (M.nvals + seg - 1) / seg;
-    Buffer carry(&be, (size_t)nseg * 2 * ((size_t)k * sizeof(double) + sizeof(int32_t)));
-    double *cv = carry.as<double>();
-    int32_t *cr = reinterpret_cast<int32_t *>(cv + (size_t)nseg * 2 * k);
+    const int32_t *erow = M.entry_rows().as<int32_t>();
     int L = 1;
     while (L < k && L < 32) L <<= 1;
-    const int64_t blocks = (nseg + kSpmmThreads / 32 - 1) / (kSpmmThreads / 32);
-    spmm_segment_kernel<<<(unsigned)blocks, kSpmmThreads, 0, st>>>(M.nrows, M.row_ptr.as<int64_t>(), M.col.as<int32_t>(),
-                                                                   M.nvals, seg, nseg, k, L, U, T, cv, cr);
+    const int64_t groups_per_warp = 32 / L;
+    // groups wanted: 256 an SM (several waves of 32 resident warps where a warp holds one group,
+    // about one where it holds many)
+    const int64_t slots = (int64_t)be.sm_count() * std::max<int64_t>(256, 32 * groups_per_warp);
+    const auto round8 = [](int64_t v) { return (v + kSpmmChunk - 1) / kSpmmChunk * kSpmmChunk; };
+    const int64_t balanced = std::max<int64_t>(64, round8((M.nvals + slots - 1) / slots));
+    const int64_t seg = std::min(round8(std::max<int64_t>(kSpmmChunk, M.policy.spmm_segment_entries)), balanced);
+    const int64_t ngroups = (M.nvals + seg - 1) / seg;
+    // the cut rows' partials (2 per segment), their rows, the list of segments where one starts
+    // and its length
+    Buffer carry(&be, (size_t)ngroups * (2 * (size_t)k * sizeof(double) + 3 * sizeof(int32_t)) + sizeof(int32_t));
+    double *cv = carry.as<double>();
+    int32_t *cr = reinterpret_cast<int32_t *>(cv + (size_t)ngroups * 2 * k);
+    int32_t *cut_list = cr + 2 * ngroups, *cut_count = cut_list + ngroups;
+    be.set_bytes(cut_count, 0, sizeof(int32_t));
+    const int64_t warps = (ngroups + groups_per_warp - 1) / groups_per_warp;
+    const int64_t blocks = (warps + kSpmmThreads / 32 - 1) / (kSpmmThreads / 32);
+    spmm_segment_kernel<<<(unsigned)blocks, kSpmmThreads, 0, st>>>(M.nrows, M.nvals, M.row_ptr.as<int64_t>(),
+                                                                   M.col.as<int32_t>(), erow, seg, ngroups, k, L, U, T,
+                                                                   cv, cr, cut_list, cut_count);
     PSV_CUDA_LAUNCH_CHECK();
-    spmm_carry_kernel<<<(unsigned)blocks, kSpmmThreads, 0, st>>>(nseg, k, cv, cr, T);
+    const unsigned cblocks = (unsigned)std::min<int64_t>((ngroups + kSpmmThreads / 32 - 1) / (kSpmmThreads / 32),
+                                                         8 * (int64_t)be.sm_count());
+    spmm_carry_kernel<<<cblocks, kSpmmThreads, 0, st>>>(ngroups, k, L, cv, cr, cut_list, cut_count, T);
     PSV_CUDA_LAUNCH_CHECK();
 }
 

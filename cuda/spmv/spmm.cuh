@@ -7,115 +7,188 @@ namespace psv {
 namespace cuda {
 
 // The CSR k-vector kernel: T = A (+).(second) U for k columns at once, summed in double as the
-// CPU backend does (a hub row's fp32 sum can stall a power iteration). The entries are cut into
-// segments of `seg` entries, one warp each, so a hub row is spread over many warps and no warp
-// waits on a long row. A warp's lanes cover L columns (a power of two >= k, at most 32; wider
-// blocks in chunks of 32) of E = 32 / L entries at a time, eight such steps' loads in flight.
-// Sums: each lane adds its entries in order, the E lanes of a column by a fixed butterfly. A row
-// inside one segment is written to T; a row cut by segment ends leaves double partials (the piece
-// before the segment's first row start: carry slot 2s, the piece of the row running past its end:
-// slot 2s + 1), which spmm_carry_kernel adds in segment order. No atomics: the same sums every run.
+// CPU backend does (a hub row's fp32 sum can stall a power iteration). A group of L lanes (a power
+// of two >= k, at most 32; wider blocks in chunks of 32 columns), lane j over column j, takes
+// segment s, the entries [s * seg, (s + 1) * seg) (seg a multiple of kSpmmChunk), and walks them
+// in aligned chunks with the entries' rows (CudaMatrix::entry_rows) beside their columns:
+// kSpmmChunk rows of U in flight at once, the next chunk's columns loading while the present one
+// adds, so a run of short rows costs no row-pointer chain. A row ends where the next entry's row
+// differs: its sum goes to T, and the empty rows up to that next row get zeros.
+// Rows cut by a segment end: a short one (at most seg entries) belongs to the segment where it
+// starts, which reads on to its end (the next segment skips it); a long one is summed in pieces,
+// double partials (the piece before the segment's first row ends: carry slot 2s; the piece of the
+// row running past its end: slot 2s + 1) that spmm_carry_kernel adds in segment order. No
+// atomics on values: the same sums every run.
 constexpr int kSpmmThreads = 256;
-constexpr int kSpmmUnroll = 8;
+constexpr int kSpmmChunk = 8;
 
-// First r in [0, n] with rp[r] >= key (rp[n] >= key): a 32-way search by the whole warp.
-__device__ __forceinline__ int64_t warp_lower_bound(const int64_t *__restrict__ rp, int64_t n, int64_t key, int lane) {
-    int64_t lo = 0, hi = n;  // the answer lies in [lo, hi]
-    while (hi - lo > 32) {
-        const int64_t step = (hi - lo + 31) / 32;
-        int64_t idx = lo + (int64_t)lane * step;
-        if (idx > hi) idx = hi;
-        const unsigned ge = __ballot_sync(0xffffffffu, rp[idx] >= key);
-        if (ge & 1u) return lo;
-        const int f = ge ? __ffs(ge) - 1 : 32;  // probes f-1 < key <= probe f
-        const int64_t below = lo + (int64_t)(f - 1) * step;
-        hi = f < 32 ? min(hi, lo + (int64_t)f * step) : hi;
-        lo = below + 1;
+// Eight int32 from [e0, e0 + 8), e0 a multiple of 8: two aligned 16-byte loads, or one at a time
+// where the chunk passes n (those read as `pad`).
+__device__ __forceinline__ void spmm_load8(const int32_t *__restrict__ p, int64_t e0, int64_t n, int32_t pad,
+                                           int32_t (&o)[kSpmmChunk]) {
+    if (e0 + kSpmmChunk <= n) {
+        const int4 a = __ldg(reinterpret_cast<const int4 *>(p + e0)), b = __ldg(reinterpret_cast<const int4 *>(p + e0) + 1);
+        o[0] = a.x, o[1] = a.y, o[2] = a.z, o[3] = a.w, o[4] = b.x, o[5] = b.y, o[6] = b.z, o[7] = b.w;
+        return;
     }
-    const int64_t idx = min(hi, lo + lane);
-    const unsigned ge = __ballot_sync(0xffffffffu, rp[idx] >= key);
-    return ge ? lo + (__ffs(ge) - 1) : hi;
+#pragma unroll
+    for (int u = 0; u < kSpmmChunk; ++u) o[u] = e0 + u < n ? __ldg(p + e0 + u) : pad;
 }
 
-// The sum of U's rows col[b .. e) for the lane's column j (valid: j < k), over the warp: each of
-// the E entry slots adds its entries in order, then the slots combine by butterfly.
-__device__ __forceinline__ double spmm_piece(const int32_t *__restrict__ col, int64_t b, int64_t e, const float *__restrict__ U,
-                                             int32_t k, int32_t j, bool valid, int L, int lane) {
-    const int E = 32 / L, g = lane / L;
+// Row c of a row-major block at column j: base (the block's column j, as bytes) + c * row bytes,
+// one 32 x 32 -> 64-bit multiply-add.
+__device__ __forceinline__ const float *spmm_at(const char *base, int32_t c, uint32_t row_bytes) {
+    uint64_t off;
+    asm("mul.wide.u32 %0, %1, %2;" : "=l"(off) : "r"((uint32_t)c), "r"(row_bytes));
+    return reinterpret_cast<const float *>(base + off);
+}
+
+// A group's walk over one column j: the running sum, and where a finished row's sum goes (the
+// segment's head piece while the first row is a long row begun earlier, else T), with zeros for
+// the empty rows before the next row.
+struct SpmmWalk {
+    char *Tj;      // T's column j, as bytes
+    double *head;  // carry slot 2s, column j
+    uint32_t row_bytes;
+    bool in_head;
+    int32_t head_row = -1;
     double acc = 0.0;
-    for (int64_t p0 = b; p0 < e; p0 += 32) {
-        const int cnt = (int)min((int64_t)32, e - p0);
-        const int32_t cl = lane < cnt ? col[p0 + lane] : 0;
-        for (int t0 = 0; t0 < cnt; t0 += kSpmmUnroll * E) {
-            float v[kSpmmUnroll];
+    __device__ __forceinline__ void put(int32_t row, float v) const {
+        *const_cast<float *>(spmm_at(Tj, row, row_bytes)) = v;
+    }
+    __device__ __forceinline__ void add(float v, int32_t row, int32_t next) {
+        acc += (double)v;
+        if (next == row) return;
+        if (in_head) {
+            *head = acc;
+            head_row = row;
+            in_head = false;
+        } else {
+            put(row, (float)acc);
+        }
+#pragma unroll 1
+        for (int32_t r = row + 1; r < next; ++r) put(r, 0.0f);
+        acc = 0.0;
+    }
+};
+
+__global__ void __launch_bounds__(kSpmmThreads, 4)
+    spmm_segment_kernel(int64_t nrows, int64_t nnz, const int64_t *__restrict__ rp, const int32_t *__restrict__ col,
+                        const int32_t *__restrict__ erow, int64_t seg, int64_t ngroups, int32_t k, int L,
+                        const float *__restrict__ U, float *__restrict__ T, double *__restrict__ carry,
+                        int32_t *__restrict__ carry_row, int32_t *__restrict__ cut_list, int32_t *__restrict__ cut_count) {
+    const int lane = threadIdx.x & 31, jl = lane % L;
+    const int64_t s = ((int64_t)blockIdx.x * (kSpmmThreads / 32) + (threadIdx.x >> 5)) * (32 / L) + lane / L;
+    if (s >= ngroups) return;  // no warp-wide operation below: groups run apart
+    const int64_t b = s * seg, end = min(nnz, b + seg);
+    // the entries this segment sums: [begin, stop)
+    const int32_t first = __ldg(erow + b), last = __ldg(erow + end - 1);
+    const auto long_row = [&](int32_t r) { return __ldg(rp + r + 1) - __ldg(rp + r) > seg; };
+    int64_t begin = b, stop = end;
+    bool head_long = false, tail_long = false;
+    if (b > 0 && __ldg(erow + b - 1) == first) {  // the first row began in an earlier segment
+        head_long = long_row(first);
+        if (!head_long) begin = __ldg(rp + first + 1);  // a short one: its own segment sums it
+    }
+    if (end < nnz && __ldg(erow + end) == last) {  // the last row runs past the end
+        tail_long = long_row(last);
+        if (!tail_long) stop = __ldg(rp + last + 1);  // a short one: sum it to its end
+    }
+    int32_t tail_row = -1, head_row = -1;
+    for (int32_t j0 = 0; j0 < k; j0 += 32) {
+        const int32_t j = j0 + jl;
+        if (j >= k) break;  // lane 0 of a group, which records the cut rows, always has a column
+        const uint32_t row_bytes = 4u * (uint32_t)k;
+        const char *Uj = reinterpret_cast<const char *>(U + j);
+        SpmmWalk w{reinterpret_cast<char *>(T + j), carry + (2 * s) * k + j, row_bytes, head_long};
+        if (s == 0)
+#pragma unroll 1
+            for (int32_t r = 0; r < first; ++r) w.put(r, 0.0f);  // empty rows before the first entry
+        const int64_t e_first = begin & ~(int64_t)(kSpmmChunk - 1);
+        int32_t c[kSpmmChunk];
+        if (e_first < stop) spmm_load8(col, e_first, nnz, 0, c);
+        for (int64_t e0 = e_first; e0 < stop; e0 += kSpmmChunk) {
+            // this chunk's rows of U, its entries' rows and the next chunk's columns in flight
+            float v[kSpmmChunk];
 #pragma unroll
-            for (int u = 0; u < kSpmmUnroll; ++u) {
-                const int t = t0 + u * E + g;
-                const int32_t c = __shfl_sync(0xffffffffu, cl, t & 31);
-                v[u] = valid && t < cnt ? U[(int64_t)c * k + j] : 0.0f;
+            for (int u = 0; u < kSpmmChunk; ++u) v[u] = __ldg(spmm_at(Uj, c[u], row_bytes));
+            int32_t r[kSpmmChunk + 1];
+            {
+                int32_t r8[kSpmmChunk];
+                spmm_load8(erow, e0, nnz, (int32_t)nrows, r8);
+#pragma unroll
+                for (int u = 0; u < kSpmmChunk; ++u) r[u] = r8[u];
             }
+            r[kSpmmChunk] = e0 + kSpmmChunk < nnz ? __ldg(erow + e0 + kSpmmChunk) : (int32_t)nrows;
+            if (e0 + kSpmmChunk < stop) spmm_load8(col, e0 + kSpmmChunk, nnz, 0, c);
+            if (e0 >= begin && e0 + kSpmmChunk <= stop) {
 #pragma unroll
-            for (int u = 0; u < kSpmmUnroll; ++u) acc += (double)v[u];
+                for (int u = 0; u < kSpmmChunk; ++u) w.add(v[u], r[u], r[u + 1]);
+            } else {  // the first or last chunk: only the entries of [begin, stop)
+#pragma unroll
+                for (int u = 0; u < kSpmmChunk; ++u)
+                    if (e0 + u >= begin && e0 + u < stop) w.add(v[u], r[u], r[u + 1]);
+            }
+        }
+        head_row = w.head_row;
+        if (w.in_head) {  // the whole segment inside a long row
+            *w.head = w.acc;
+            head_row = first;
+        } else if (tail_long) {
+            carry[(2 * s + 1) * k + j] = w.acc;
+            tail_row = last;
         }
     }
-    for (int m = L; m < 32; m <<= 1) acc += __shfl_xor_sync(0xffffffffu, acc, m);
-    return acc;
+    if (jl == 0) {
+        carry_row[2 * s] = head_row;
+        carry_row[2 * s + 1] = tail_row;
+        if (tail_row >= 0) cut_list[atomicAdd(cut_count, 1)] = (int32_t)s;  // the list's order is immaterial
+    }
 }
 
+// The long rows cut by segment ends, a warp each (from the list of segments where one starts):
+// the piece in the segment where the row starts, then the pieces of the following segments that
+// continue it (their run found 32 at a time). Lanes as in the segment kernel: L lanes over the
+// columns (32 at a time), Q = 32 / L slices, slice q summing pieces q, q + Q, ... in order
+// (kSpmmChunk loads in flight), then the slices by a fixed butterfly.
 __global__ void __launch_bounds__(kSpmmThreads)
-    spmm_segment_kernel(int64_t nrows, const int64_t *__restrict__ rp, const int32_t *__restrict__ col, int64_t nnz,
-                        int64_t seg, int64_t nseg, int32_t k, int L, const float *__restrict__ U, float *__restrict__ T,
-                        double *__restrict__ carry, int32_t *__restrict__ carry_row) {
-    const int lane = threadIdx.x & 31;
-    const int64_t s = (int64_t)blockIdx.x * (kSpmmThreads / 32) + (threadIdx.x >> 5);
-    if (s >= nseg) return;
-    const int64_t e0 = s * seg, e1 = min(nnz, e0 + seg);
-    const bool last_seg = s == nseg - 1;
-    const int64_t rs = warp_lower_bound(rp, nrows, e0, lane);
-    const int64_t rs_begin = rp[rs];
-    int32_t first_row = -1, last_row = -1;
-    for (int32_t j0 = 0; j0 < k; j0 += 32) {
-        const int32_t j = j0 + lane % L;
-        const bool valid = j < k, store = valid && lane < L;  // slot 0's lanes write
-        if (rs > 0 && rs_begin > e0) {  // row rs - 1 began before this segment
-            const double a = spmm_piece(col, e0, min(rs_begin, e1), U, k, j, valid, L, lane);
-            if (store) carry[(2 * s) * k + j] = a;
-            first_row = (int32_t)(rs - 1);
-        }
-        for (int64_t r = rs; r < nrows; ++r) {
-            const int64_t b = rp[r];
-            if (b >= e1 && !last_seg) break;
-            const int64_t e = rp[r + 1];
-            const double a = spmm_piece(col, b, min(e, e1), U, k, j, valid, L, lane);
-            if (e <= e1) {
-                if (store) T[r * k + j] = (float)a;
-            } else {
-                if (store) carry[(2 * s + 1) * k + j] = a;
-                last_row = (int32_t)r;
+    spmm_carry_kernel(int64_t ngroups, int32_t k, int L, const double *__restrict__ carry,
+                      const int32_t *__restrict__ carry_row, const int32_t *__restrict__ cut_list,
+                      const int32_t *__restrict__ cut_count, float *__restrict__ T) {
+    const int lane = threadIdx.x & 31, jl = lane % L, Q = 32 / L, q = lane / L;
+    const int32_t count = *cut_count;
+    for (int64_t w = (int64_t)blockIdx.x * (kSpmmThreads / 32) + (threadIdx.x >> 5); w < count;
+         w += (int64_t)gridDim.x * (kSpmmThreads / 32)) {
+        const int64_t s = cut_list[w];
+        const int32_t r = carry_row[2 * s + 1];
+        int64_t m = 0;  // following segments continuing row r: s + 1 .. s + m
+        for (;;) {
+            const int64_t t = s + 1 + m + lane;
+            const unsigned cont = __ballot_sync(0xffffffffu, t < ngroups && carry_row[2 * t] == r);
+            if (cont != 0xffffffffu) {
+                m += __ffs(~cont) - 1;
                 break;
             }
+            m += 32;
         }
-    }
-    if (lane == 0) {
-        carry_row[2 * s] = first_row;
-        carry_row[2 * s + 1] = last_row;
-    }
-}
-
-// The rows cut by segment ends: the piece in the segment where the row starts, then the pieces
-// of the following segments that continue it, in order.
-__global__ void __launch_bounds__(kSpmmThreads)
-    spmm_carry_kernel(int64_t nseg, int32_t k, const double *__restrict__ carry, const int32_t *__restrict__ carry_row,
-                      float *__restrict__ T) {
-    const int lane = threadIdx.x & 31;
-    const int64_t s = (int64_t)blockIdx.x * (kSpmmThreads / 32) + (threadIdx.x >> 5);
-    if (s >= nseg) return;
-    const int32_t r = carry_row[2 * s + 1];
-    if (r < 0) return;
-    for (int32_t j = lane; j < k; j += 32) {
-        double acc = carry[(2 * s + 1) * k + j];
-        for (int64_t t = s + 1; t < nseg && carry_row[2 * t] == r; ++t) acc += carry[(2 * t) * k + j];
-        T[(int64_t)r * k + j] = (float)acc;
+        for (int32_t j0 = 0; j0 < k; j0 += 32) {
+            const int32_t j = j0 + jl;
+            const bool valid = j < k;
+            // piece i: 0 the row's start (slot 2s + 1), i >= 1 segment s + i's head (slot 2(s + i))
+            double acc = 0.0;
+            for (int64_t i0 = q; i0 <= m; i0 += (int64_t)kSpmmChunk * Q) {
+                double v[kSpmmChunk];
+#pragma unroll
+                for (int u = 0; u < kSpmmChunk; ++u) {
+                    const int64_t i = i0 + (int64_t)u * Q;
+                    v[u] = valid && i <= m ? carry[(i == 0 ? 2 * s + 1 : 2 * (s + i)) * k + j] : 0.0;
+                }
+#pragma unroll
+                for (int u = 0; u < kSpmmChunk; ++u) acc += v[u];
+            }
+            for (int x = L; x < 32; x <<= 1) acc += __shfl_xor_sync(0xffffffffu, acc, x);
+            if (valid && q == 0) T[(int64_t)r * k + j] = (float)acc;
+        }
     }
 }
 

@@ -87,8 +87,8 @@ Policy select_policy(const DeviceTraits &d) {
     // a small matrix's PageRank iteration is launch latency and a host round trip
     p.loop_graph_max_entries = 4000000;
     p.loop_graph_iterations = 8;
-    // a warp's entries of the k-vector product
-    p.spmm_segment_entries = 512;
+    // the most entries a group of the k-vector product takes
+    p.spmm_segment_entries = 1024;
     return p;
 }
 

@@ -182,8 +182,9 @@ struct Policy {
     // graph of loop_graph_iterations iterations per host round trip (0: never captured).
     int64_t loop_graph_max_entries = 4000000;
     int32_t loop_graph_iterations = 8;
-    // The k-vector CSR product (spmm_segment_kernel): entries per warp.
-    int64_t spmm_segment_entries = 512;
+    // The k-vector CSR product (spmm_segment_kernel): the most entries a group of lanes takes
+    // (rounded up to a multiple of 8); fewer where that gives too few groups to fill the device.
+    int64_t spmm_segment_entries = 1024;
 };
 
 // The one function that chooses the numbers for a device.
