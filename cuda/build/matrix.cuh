@@ -125,12 +125,10 @@ struct StreamPlan {
     Buffer pv;  // pairs x vb
     int64_t device_bytes() const;
     std::string describe() const;
-    // The bytes one product moves by the byte model (values of vb bytes): x read once by the
-    // scatter, its items (2 bytes each) and runs (8 each) read, each pair written and read, each
-    // entry's row and slot (4) [and value] read, the row flags and t written.
+    // The bytes one product moves by the byte model (tuning::stream_model_bytes).
     int64_t model_bytes(int64_t nrows, int64_t ncols, bool weighted) const {
-        return ncols * (int64_t)vb + 2 * pairs + 8 * runs + 2 * pairs * (int64_t)vb + 4 * entries +
-               (weighted ? entries * (int64_t)vb : 0) + nrows / 8 + nrows * (int64_t)vb;
+        return (int64_t)tuning::stream_model_bytes((double)nrows, (double)ncols, (double)pairs, (double)runs,
+                                                   (double)entries, (double)vb, weighted);
     }
 };
 

@@ -6,16 +6,13 @@
 #include <chrono>
 #include <cstdio>
 
+#include "core/clock.hpp"
 #include "cuda/build/build.cuh"
 
 namespace psv {
 namespace cuda {
 
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 // The columns follow a power law: the longest at least power_law_ratio times the mean (a few
 // columns carry most entries).

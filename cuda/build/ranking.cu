@@ -5,6 +5,7 @@
 
 #include <chrono>
 
+#include "core/clock.hpp"
 #include "cuda/build/build.cuh"
 #include "cuda/build/common.cuh"
 
@@ -125,7 +126,7 @@ ColumnStats rank_columns(CudaBackend &be, const CudaMatrix &M, int64_t hot_min_l
             }
             s.profile.resize((size_t)runs);
             for (int64_t r = 0; r < runs; ++r) s.profile[(size_t)r] = {(int64_t)~keys[(size_t)r], (int64_t)counts[(size_t)r]};
-            s.profile_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            s.profile_seconds = seconds_since(t0);
         }
         if (ranked_keys) *ranked_keys = std::move(skey);
     }

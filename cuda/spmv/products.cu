@@ -62,12 +62,13 @@ void csr_spmm(CudaBackend &be, const CudaMatrix &M, int32_t k, const float *U, f
     int L = 1;
     while (L < k && L < 32) L <<= 1;
     const int64_t groups_per_warp = 32 / L;
-    // groups wanted: 256 an SM (several waves of 32 resident warps where a warp holds one group,
-    // about one where it holds many)
-    const int64_t slots = (int64_t)be.sm_count() * std::max<int64_t>(256, 32 * groups_per_warp);
+    const Policy &p = M.policy;
+    // groups wanted: several waves of 32 resident warps where a warp holds one group, about one
+    // where it holds many
+    const int64_t slots = (int64_t)be.sm_count() * std::max<int64_t>(p.spmm_groups_per_sm, 32 * groups_per_warp);
     const auto round8 = [](int64_t v) { return (v + kSpmmChunk - 1) / kSpmmChunk * kSpmmChunk; };
-    const int64_t balanced = std::max<int64_t>(64, round8((M.nvals + slots - 1) / slots));
-    const int64_t seg = std::min(round8(std::max<int64_t>(kSpmmChunk, M.policy.spmm_segment_entries)), balanced);
+    const int64_t balanced = std::max(round8(p.spmm_segment_min), round8((M.nvals + slots - 1) / slots));
+    const int64_t seg = std::min(round8(std::max<int64_t>(kSpmmChunk, p.spmm_segment_entries)), balanced);
     const int64_t ngroups = (M.nvals + seg - 1) / seg;
     // the cut rows' partials (2 per segment), their rows, the list of segments where one starts
     // and its length

@@ -35,12 +35,12 @@ __device__ __forceinline__ void spmm_load8(const int32_t *__restrict__ p, int64_
     for (int u = 0; u < kSpmmChunk; ++u) o[u] = e0 + u < n ? __ldg(p + e0 + u) : pad;
 }
 
-// Row c of a row-major block at column j: base (the block's column j, as bytes) + c * row bytes,
-// one 32 x 32 -> 64-bit multiply-add.
-__device__ __forceinline__ const float *spmm_at(const char *base, int32_t c, uint32_t row_bytes) {
+// Row c's byte offset in a row-major block (c * row bytes), a 32 x 32 -> 64-bit product that the
+// address's add folds into one multiply-add.
+__device__ __forceinline__ uint64_t spmm_row_offset(int32_t c, uint32_t row_bytes) {
     uint64_t off;
     asm("mul.wide.u32 %0, %1, %2;" : "=l"(off) : "r"((uint32_t)c), "r"(row_bytes));
-    return reinterpret_cast<const float *>(base + off);
+    return off;
 }
 
 // A group's walk over one column j: the running sum, and where a finished row's sum goes (the
@@ -54,7 +54,7 @@ struct SpmmWalk {
     int32_t head_row = -1;
     double acc = 0.0;
     __device__ __forceinline__ void put(int32_t row, float v) const {
-        *const_cast<float *>(spmm_at(Tj, row, row_bytes)) = v;
+        *reinterpret_cast<float *>(Tj + spmm_row_offset(row, row_bytes)) = v;
     }
     __device__ __forceinline__ void add(float v, int32_t row, int32_t next) {
         acc += (double)v;
@@ -111,7 +111,7 @@ __global__ void __launch_bounds__(kSpmmThreads, 4)
             // this chunk's rows of U, its entries' rows and the next chunk's columns in flight
             float v[kSpmmChunk];
 #pragma unroll
-            for (int u = 0; u < kSpmmChunk; ++u) v[u] = __ldg(spmm_at(Uj, c[u], row_bytes));
+            for (int u = 0; u < kSpmmChunk; ++u) v[u] = __ldg(reinterpret_cast<const float *>(Uj + spmm_row_offset(c[u], row_bytes)));
             int32_t r[kSpmmChunk + 1];
             {
                 int32_t r8[kSpmmChunk];

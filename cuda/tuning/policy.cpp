@@ -87,8 +87,12 @@ Policy select_policy(const DeviceTraits &d) {
     // a small matrix's PageRank iteration is launch latency and a host round trip
     p.loop_graph_max_entries = 4000000;
     p.loop_graph_iterations = 8;
-    // the most entries a group of the k-vector product takes
+    // the most entries a group of the k-vector product takes; enough groups for several waves
+    // where a warp holds one (fewer, longer segments measured slower), and segments long enough
+    // that few rows are cut (each cut row costs the carry pass a warp's chain of loads)
     p.spmm_segment_entries = 1024;
+    p.spmm_groups_per_sm = 256;
+    p.spmm_segment_min = 64;
     return p;
 }
 

@@ -183,8 +183,11 @@ struct Policy {
     int64_t loop_graph_max_entries = 4000000;
     int32_t loop_graph_iterations = 8;
     // The k-vector CSR product (spmm_segment_kernel): the most entries a group of lanes takes
-    // (rounded up to a multiple of 8); fewer where that gives too few groups to fill the device.
+    // (rounded up to a multiple of 8); fewer where that leaves under spmm_groups_per_sm groups an
+    // SM (or under one a resident group slot, 32 warps an SM), but never under spmm_segment_min.
     int64_t spmm_segment_entries = 1024;
+    int64_t spmm_groups_per_sm = 256;
+    int64_t spmm_segment_min = 64;
 };
 
 // The one function that chooses the numbers for a device.

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/clock.hpp"
 #include "cuda/build/build.cuh"
 #include "cuda/build/common.cuh"
 #include "cuda/internal.hpp"
@@ -115,10 +116,6 @@ std::vector<Synthetic> training_set(int effort) {
             rmat(22, 16, "mild"),    rmat(24, 4, "mild"),     rmat(18, 16, "uniform"), rmat(20, 16, "uniform"),
             rmat(22, 8, "uniform"),  rmat(24, 4, "uniform"),  stencil(32),             stencil(64),
             stencil(128),            stencil(192)};
-}
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 // Times one product (t = M u, mul TIMES or SECOND) `runs` times after two warm-ups, the L2

@@ -12,16 +12,13 @@
 #include <new>
 
 #include "core/assign.hpp"
+#include "core/clock.hpp"
 #include "core/csr_build.hpp"
 #include "core/kernels.h"
 #include "cpu/cpu_backend.hpp"
 
 namespace psv {
 namespace cpu {
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 // ---- matrices ---------------------------------------------------------------------------------
 

@@ -268,8 +268,7 @@ Features features(const MatrixStats &s, const Plan &p, const DeviceShape &d, con
     }
     case Family::Stream: {
         const StreamShape z = stream_shape(s, k, d);
-        // StreamPlan::model_bytes, the runs and the pieces' padding left out
-        const double bytes = N * vb + 2.0 * z.pairs + 2.0 * z.pairs * vb + 4.0 * E + (s.weighted ? E * vb : 0.0) + R / 8.0 + R * vb;
+        const double bytes = stream_model_bytes(R, N, z.pairs, 0.0, E, vb, s.weighted);
         f[1] = bytes / M;
         f[2] = z.pairs / M;
         f[3] = E / M;

@@ -109,6 +109,17 @@ inline int64_t stream_partition_rows(int64_t nrows, int64_t sms, int64_t rows_ca
     return r < 256 ? 256 : r;
 }
 
+// The bytes one streamed product moves by the byte model (values of vb bytes): x read once by the
+// scatter, its items (2 bytes each) and runs (8 each) read, each pair written and read, each
+// entry's row and slot (4) [and value] read, the row flags and t written. The plan counts its
+// runs and padded entries (StreamPlan::model_bytes); the model, before a plan exists, leaves the
+// runs out and counts the entries unpadded.
+inline double stream_model_bytes(double nrows, double ncols, double pairs, double runs, double entries, double vb,
+                                 bool weighted) {
+    return ncols * vb + 2.0 * pairs + 8.0 * runs + 2.0 * pairs * vb + 4.0 * entries + (weighted ? entries * vb : 0.0) +
+           nrows / 8.0 + nrows * vb;
+}
+
 constexpr int kMaxFeatures = 12;
 using Features = std::array<double, kMaxFeatures>;
 // The features of `plan` on a matrix (stats) on a device: counts in millions, bytes in MB; the
