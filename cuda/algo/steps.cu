@@ -257,69 +257,68 @@ struct RwrUpdate1 {
 
 constexpr int kRwrThreads = 1024;
 constexpr int64_t kRwrRowsPerBlock = 512;
-constexpr int kRwrBatch = 8;  // rows a lane has in flight
+constexpr int kRwrBatch = 8;  // rows a thread has in flight
 
-// Two blocks per SM (all resident at once), fewer for a small block: each block's partial
-// differences are one more term of the last block's sums.
+// One block per SM (all resident at once: 1024 threads of at most 64 registers fill one), fewer
+// for a small block: each block's partial differences are one more term of the last block's sums.
 inline int rwr_blocks(int64_t n, int sms) {
-    return (int)std::min<int64_t>(2 * (int64_t)sms, std::max<int64_t>(1, (n + kRwrRowsPerBlock - 1) / kRwrRowsPerBlock));
+    return (int)std::min<int64_t>(sms, std::max<int64_t>(1, (n + kRwrRowsPerBlock - 1) / kRwrRowsPerBlock));
 }
 
-// k >= 2 queries: block b takes a fixed range of rows; a warp's lanes cover L columns (a power of
-// two >= k, at most 32; wider blocks in chunks of 32) of 32 / L rows at a time, so a warp reads
-// whole stretches of the row-major block, kRwrBatch such steps' loads in flight. Per column:
-// each lane sums its rows in order, lanes of one column by a fixed butterfly, warps in warp
-// order, blocks' partials in block order by the last block to finish (an integer counter picks
-// it). No float atomics: the same sums every run.
+// k >= 2 queries: block b takes a fixed range of rows, and columns [j0, j0 + kc) at a time (kc =
+// min(k - j0, kRwrThreads)): thread t < (kRwrThreads / kc) * kc takes column j0 + t % kc and rows
+// t / kc, t / kc + kRwrThreads / kc, ..., so the block reads whole stretches of consecutive
+// values of the row-major blocks, kRwrBatch rows' loads in flight per thread. Per column: each
+// thread sums its rows in order, the block's threads of one column in thread order, the blocks'
+// partials in block order by the last block to finish (an integer counter picks it). No float
+// atomics: the same sums every run.
 __global__ void __launch_bounds__(kRwrThreads)
-    rwr_update_kernel(int64_t n, int32_t k, int L, const float *__restrict__ T, float *__restrict__ R,
-                      float *__restrict__ U, const float *__restrict__ inv, float cf, float restart,
-                      const int64_t *__restrict__ queries, double *partials, unsigned *counter, double *diffs) {
-    __shared__ double warp_sum[kRwrThreads / 32][32];
+    rwr_update_kernel(int64_t n, int32_t k, const float *__restrict__ T, float *__restrict__ R, float *__restrict__ U,
+                      const float *__restrict__ inv, float cf, float restart, const int64_t *__restrict__ queries,
+                      double *partials, unsigned *counter, double *diffs) {
+    __shared__ double sum[kRwrThreads];
     __shared__ bool last;
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const int G = 32 / L, g = lane / L, jl = lane % L;
+    const int t = threadIdx.x;
     const int64_t per = (n + gridDim.x - 1) / gridDim.x;
     const int64_t r0 = (int64_t)blockIdx.x * per, r1 = min(n, r0 + per);
-    for (int32_t j0 = 0; j0 < k; j0 += 32) {
-        const int32_t j = j0 + jl;
-        const bool valid = j < k;
-        const int64_t q = valid ? queries[j] : -1;
+    for (int32_t j0 = 0; j0 < k; j0 += kRwrThreads) {
+        const int kc = min(k - j0, kRwrThreads), rows = kRwrThreads / kc;
+        const int ri = t / kc;
+        const int32_t j = j0 + t % kc;
         double acc = 0.0;
-        if (valid) {
-            const int64_t step = (int64_t)(kRwrThreads / 32) * G;
-            for (int64_t i0 = r0 + warp * G + g; i0 < r1; i0 += kRwrBatch * step) {
-                float t[kRwrBatch], r[kRwrBatch], iv[kRwrBatch];
+        if (ri < rows) {
+            const int64_t q = queries[j];
+            for (int64_t i0 = r0 + ri; i0 < r1; i0 += (int64_t)kRwrBatch * rows) {
+                float tv[kRwrBatch], rv[kRwrBatch], iv[kRwrBatch];
 #pragma unroll
                 for (int u = 0; u < kRwrBatch; ++u) {
-                    const int64_t i = i0 + u * step;
-                    t[u] = i < r1 ? T[i * k + j] : 0.0f;
-                    r[u] = i < r1 ? R[i * k + j] : 0.0f;
+                    const int64_t i = i0 + (int64_t)u * rows;
+                    tv[u] = i < r1 ? T[i * k + j] : 0.0f;
+                    rv[u] = i < r1 ? R[i * k + j] : 0.0f;
                     iv[u] = i < r1 ? inv[i] : 0.0f;
                 }
 #pragma unroll
                 for (int u = 0; u < kRwrBatch; ++u) {
-                    const int64_t i = i0 + u * step;
+                    const int64_t i = i0 + (int64_t)u * rows;
                     if (i >= r1) break;
-                    const float rn = cf * t[u] + (i == q ? restart : 0.0f);
-                    acc += fabs((double)rn - (double)r[u]);
+                    const float rn = cf * tv[u] + (i == q ? restart : 0.0f);
+                    acc += fabs((double)rn - (double)rv[u]);
                     R[i * k + j] = rn;
                     U[i * k + j] = rn * iv[u];
                 }
             }
         }
-        for (int m = L; m < 32; m <<= 1) acc += shfl_xor_any(acc, m);
-        if (g == 0) warp_sum[warp][jl] = acc;
+        sum[t] = acc;
         __syncthreads();
-        if (threadIdx.x < 32 && j0 + (int32_t)threadIdx.x < k && (int)threadIdx.x < L) {
+        if (t < kc) {
             double s = 0.0;
-            for (int w = 0; w < kRwrThreads / 32; ++w) s += warp_sum[w][threadIdx.x];
-            partials[(int64_t)blockIdx.x * k + j0 + threadIdx.x] = s;
+            for (int m = 0; m < rows; ++m) s += sum[t + m * kc];
+            partials[(int64_t)blockIdx.x * k + j0 + t] = s;
             __threadfence();  // each writer's own: the last block reads them
         }
         __syncthreads();
     }
-    if (threadIdx.x == 0) {
+    if (t == 0) {
         __threadfence();
         last = atomicAdd(counter, 1u) == gridDim.x - 1;
     }
@@ -328,6 +327,7 @@ __global__ void __launch_bounds__(kRwrThreads)
     __threadfence();
     // warp w combines columns w, w + 32, ...: lanes over blocks in order (four loads in flight),
     // then a fixed butterfly
+    const int lane = t & 31, warp = t >> 5;
     for (int32_t j = warp; j < k; j += kRwrThreads / 32) {
         double s = 0.0;
         for (unsigned b0 = lane; b0 < gridDim.x; b0 += 4 * 32) {
@@ -343,7 +343,7 @@ __global__ void __launch_bounds__(kRwrThreads)
         for (int m = 16; m >= 1; m >>= 1) s += shfl_xor_any(s, m);
         if (lane == 0) diffs[j] = s;
     }
-    if (threadIdx.x == 0) *counter = 0;
+    if (t == 0) *counter = 0;
 }
 
 void CudaAlgoSteps::rwr_update(int64_t n, int32_t k, const float *T, float *R, float *U, const float *inv, double c,
@@ -361,35 +361,44 @@ void CudaAlgoSteps::rwr_update(int64_t n, int32_t k, const float *T, float *R, f
     const int blocks = rwr_blocks(n, be_.sm_count());
     const size_t need = (size_t)blocks * k * sizeof(double);
     if (rwr_partials_.size() < need) rwr_partials_ = Buffer(&be_, need);  // the old one kept on failure
-    int L = 1;
-    while (L < k && L < 32) L <<= 1;
-    rwr_update_kernel<<<blocks, kRwrThreads, 0, be_.stream()>>>(n, k, L, T, R, U, inv, (float)c, (float)(1.0 - c), queries,
+    rwr_update_kernel<<<blocks, kRwrThreads, 0, be_.stream()>>>(n, k, T, R, U, inv, (float)c, (float)(1.0 - c), queries,
                                                                 rwr_partials_.as<double>(), be_.reduce_counter(), diffs);
     PSV_CUDA_LAUNCH_CHECK();
 }
 
-__global__ void copy_columns_kernel(int64_t n, int32_t m, const float *__restrict__ src, int32_t src_k,
-                                    float *__restrict__ dst, int32_t dst_k, const int32_t *__restrict__ cols) {
-    const int64_t total = n * m;
-    for (int64_t idx = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; idx < total;
-         idx += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t i = idx / m;
-        const int32_t t = (int32_t)(idx - i * m);
-        dst[i * dst_k + cols[m + t]] = src[i * src_k + cols[t]];
-    }
+// Up to kCopyColumns column pairs, passed by value: no upload (and no wait) per compaction.
+constexpr int kCopyColumns = 64;
+constexpr int kCopyThreads = 256;
+struct ColumnPairs {
+    int32_t src[kCopyColumns], dst[kCopyColumns];
+};
+
+// A block's threads cover kCopyThreads / m rows at a time, thread t of a row its column pair
+// t % m; blocks stride over the rows.
+__global__ void __launch_bounds__(kCopyThreads)
+    copy_columns_kernel(int64_t n, int32_t m, const float *__restrict__ src, int32_t src_k, float *__restrict__ dst,
+                        int32_t dst_k, const ColumnPairs cols) {
+    const int rows = kCopyThreads / m, t = (int)threadIdx.x % m, ri = (int)threadIdx.x / m;
+    if (ri >= rows) return;
+    const int32_t sc = cols.src[t], dc = cols.dst[t];
+    for (int64_t i = (int64_t)blockIdx.x * rows + ri; i < n; i += (int64_t)gridDim.x * rows)
+        dst[i * dst_k + dc] = src[i * src_k + sc];
 }
 
 void CudaAlgoSteps::copy_columns(int64_t n, const float *src, int32_t src_k, float *dst, int32_t dst_k, int32_t m,
                                  const int32_t *src_cols, const int32_t *dst_cols) {
     if (n <= 0 || m <= 0) return;
     be_.activate();
-    std::vector<int32_t> cols((size_t)2 * m);
-    std::copy(src_cols, src_cols + m, cols.begin());
-    std::copy(dst_cols, dst_cols + m, cols.begin() + m);
-    Buffer d(&be_, cols.size() * sizeof(int32_t));
-    be_.upload(d.get(), cols.data(), cols.size() * sizeof(int32_t));
-    copy_columns_kernel<<<grid_for(n * m), 256, 0, be_.stream()>>>(n, m, src, src_k, dst, dst_k, d.as<int32_t>());
-    PSV_CUDA_LAUNCH_CHECK();
+    for (int32_t t0 = 0; t0 < m; t0 += kCopyColumns) {
+        const int32_t mm = std::min(kCopyColumns, m - t0);
+        ColumnPairs cols{};
+        std::copy(src_cols + t0, src_cols + t0 + mm, cols.src);
+        std::copy(dst_cols + t0, dst_cols + t0 + mm, cols.dst);
+        const int64_t rows = kCopyThreads / mm;
+        const unsigned blocks = (unsigned)std::min<int64_t>((n + rows - 1) / rows, 8 * (int64_t)be_.sm_count());
+        copy_columns_kernel<<<blocks, kCopyThreads, 0, be_.stream()>>>(n, mm, src, src_k, dst, dst_k, cols);
+        PSV_CUDA_LAUNCH_CHECK();
+    }
 }
 
 }  // namespace

@@ -124,8 +124,8 @@ int64_t ChunkPlan::device_bytes() const {
 }
 
 int64_t CudaMatrix::device_bytes() const {
-    const int64_t n = bytes_of({&row_ptr, &col, &val, &long_rows, &entry_rows_}) + chunks.device_bytes() +
-                      stream.device_bytes();
+    const int64_t n = bytes_of({&row_ptr, &col, &val, &long_rows, &entry_rows_, &piece_counts_}) +
+                      chunks.device_bytes() + stream.device_bytes();
     return form_ ? n + form_->device_bytes() : n;
 }
 
@@ -153,6 +153,17 @@ const Buffer &CudaMatrix::entry_rows() const {
         entry_rows_ = std::move(rows);
     }
     return entry_rows_;
+}
+
+int32_t *CudaMatrix::piece_counts(int64_t n) const {
+    const size_t bytes = (size_t)std::max<int64_t>(n, 1) * sizeof(int32_t);
+    if (piece_counts_.size() < bytes) {
+        be_->activate();
+        Buffer counts(be_, bytes);
+        be_->set_bytes(counts.get(), 0, bytes);
+        piece_counts_ = std::move(counts);
+    }
+    return piece_counts_.as<int32_t>();
 }
 
 const TcForm &CudaMatrix::form() const {

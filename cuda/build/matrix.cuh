@@ -153,6 +153,9 @@ public:
     // The row of each entry (int32 [nvals]; the k-vector product's): built on first use, kept until
     // the next rebuild.
     const Buffer &entry_rows() const;
+    // At least n counters (int32) of the k-vector product's long-row pieces, zero between products
+    // (each product leaves them zero): grown on demand, kept until the next rebuild.
+    int32_t *piece_counts(int64_t n) const;
     // The form copied to the host (tests compare builders); built transiently where not kept.
     TileComposite form_to_host() const;
     // Bytes of device memory the matrix holds (CSR, plan, kept form).
@@ -206,6 +209,7 @@ private:
     mutable std::unique_ptr<TcForm> form_;          // kept form (tile kernels, or built on use)
     mutable std::unique_ptr<FormSummary> summary_;  // of the form, until the next rebuild
     mutable Buffer entry_rows_;                     // entry_rows(), until the next rebuild
+    mutable Buffer piece_counts_;                   // piece_counts(), until the next rebuild
 };
 
 }  // namespace cuda

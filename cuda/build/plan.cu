@@ -402,6 +402,7 @@ void CudaMatrix::rebuild(const FormatOptions &opt) {
     form_ = std::move(form);
     summary_.reset();
     entry_rows_ = Buffer();
+    piece_counts_ = Buffer();
     chunks = std::move(cplan);
     stream = std::move(sp);
     csr_lanes = lanes;

@@ -48,10 +48,11 @@ void tc_spmm(CudaBackend &be, const CudaMatrix &M, const TcForm &F, int32_t k, c
     // ur goes back to the pool on return: its reuse is ordered after these launches on the stream
 }
 
-// The CSR k-vector product (spmm.cuh): groups of L lanes over segments of entries, then the long
-// rows cut by segment ends. A segment holds at most Policy::spmm_segment_entries entries, fewer
-// where that would leave too few groups to keep the device busy. Its allocations (the entries'
-// rows on the first product, the cut rows' partials) come first: a failure leaves T untouched.
+// The CSR k-vector product (spmm.cuh): one launch, groups of L lanes over segments of entries,
+// the long rows cut by segment ends added by the group that finishes their last piece. A segment
+// holds at most Policy::spmm_segment_entries entries, fewer where that would leave too few groups
+// to keep the device busy. Its allocations (the entries' rows and the piece counts on the first
+// product, the pieces) come first: a failure leaves T untouched.
 void csr_spmm(CudaBackend &be, const CudaMatrix &M, int32_t k, const float *U, float *T) {
     cudaStream_t st = be.stream();
     if (M.nvals == 0) {
@@ -70,22 +71,15 @@ void csr_spmm(CudaBackend &be, const CudaMatrix &M, int32_t k, const float *U, f
     const int64_t balanced = std::max(round8(p.spmm_segment_min), round8((M.nvals + slots - 1) / slots));
     const int64_t seg = std::min(round8(std::max<int64_t>(kSpmmChunk, p.spmm_segment_entries)), balanced);
     const int64_t ngroups = (M.nvals + seg - 1) / seg;
-    // the cut rows' partials (2 per segment), their rows, the list of segments where one starts
-    // and its length
-    Buffer carry(&be, (size_t)ngroups * (2 * (size_t)k * sizeof(double) + 3 * sizeof(int32_t)) + sizeof(int32_t));
-    double *cv = carry.as<double>();
-    int32_t *cr = reinterpret_cast<int32_t *>(cv + (size_t)ngroups * 2 * k);
-    int32_t *cut_list = cr + 2 * ngroups, *cut_count = cut_list + ngroups;
-    be.set_bytes(cut_count, 0, sizeof(int32_t));
+    // the long rows' pieces (2 slots per segment) and their counts; sized for at least 32
+    // columns, so a batch whose k falls keeps reusing one block of the pool
+    Buffer carry(&be, (size_t)ngroups * 2 * (size_t)std::max(k, 32) * sizeof(double));
+    int32_t *pieces = M.piece_counts(ngroups);
     const int64_t warps = (ngroups + groups_per_warp - 1) / groups_per_warp;
     const int64_t blocks = (warps + kSpmmThreads / 32 - 1) / (kSpmmThreads / 32);
     spmm_segment_kernel<<<(unsigned)blocks, kSpmmThreads, 0, st>>>(M.nrows, M.nvals, M.row_ptr.as<int64_t>(),
                                                                    M.col.as<int32_t>(), erow, seg, ngroups, k, L, U, T,
-                                                                   cv, cr, cut_list, cut_count);
-    PSV_CUDA_LAUNCH_CHECK();
-    const unsigned cblocks = (unsigned)std::min<int64_t>((ngroups + kSpmmThreads / 32 - 1) / (kSpmmThreads / 32),
-                                                         8 * (int64_t)be.sm_count());
-    spmm_carry_kernel<<<cblocks, kSpmmThreads, 0, st>>>(ngroups, k, L, cv, cr, cut_list, cut_count, T);
+                                                                   carry.as<double>(), pieces);
     PSV_CUDA_LAUNCH_CHECK();
 }
 

@@ -12,13 +12,15 @@ namespace cuda {
 // segment s, the entries [s * seg, (s + 1) * seg) (seg a multiple of kSpmmChunk), and walks them
 // in aligned chunks with the entries' rows (CudaMatrix::entry_rows) beside their columns:
 // kSpmmChunk rows of U in flight at once, the next chunk's columns loading while the present one
-// adds, so a run of short rows costs no row-pointer chain. A row ends where the next entry's row
-// differs: its sum goes to T, and the empty rows up to that next row get zeros.
+// adds, so a run of short rows costs no row-pointer chain. A chunk inside one row adds its entries
+// without a test between them; elsewhere a row ends where the next entry's row differs: its sum
+// goes to T, and the empty rows up to that next row get zeros.
 // Rows cut by a segment end: a short one (at most seg entries) belongs to the segment where it
 // starts, which reads on to its end (the next segment skips it); a long one is summed in pieces,
 // double partials (the piece before the segment's first row ends: carry slot 2s; the piece of the
-// row running past its end: slot 2s + 1) that spmm_carry_kernel adds in segment order. No
-// atomics on values: the same sums every run.
+// row running past its end: slot 2s + 1). Each piece's group counts itself in at the row's first
+// segment (`pieces`, zero between products), and the group that counts the last piece adds them
+// all in segment order and writes the row. No atomics on values: the same sums every run.
 constexpr int kSpmmThreads = 256;
 constexpr int kSpmmChunk = 8;
 
@@ -56,8 +58,8 @@ struct SpmmWalk {
     __device__ __forceinline__ void put(int32_t row, float v) const {
         *reinterpret_cast<float *>(Tj + spmm_row_offset(row, row_bytes)) = v;
     }
-    __device__ __forceinline__ void add(float v, int32_t row, int32_t next) {
-        acc += (double)v;
+    // row's sum is complete where the next entry's row differs
+    __device__ __forceinline__ void end(int32_t row, int32_t next) {
         if (next == row) return;
         if (in_head) {
             *head = acc;
@@ -70,16 +72,53 @@ struct SpmmWalk {
         for (int32_t r = row + 1; r < next; ++r) put(r, 0.0f);
         acc = 0.0;
     }
+    __device__ __forceinline__ void add(float v, int32_t row, int32_t next) {
+        acc += (double)v;
+        end(row, next);
+    }
 };
+
+// The lanes of group g (L lanes) in its warp.
+__device__ __forceinline__ unsigned spmm_group_mask(int L, int g) {
+    return L == 32 ? 0xffffffffu : ((1u << L) - 1u) << (g * L);
+}
+
+// Long row r's pieces, counted in by a group that wrote one (all of its lanes, `mask`, lane `src`
+// the group's first): the group counting the last adds them in segment order into T.
+__device__ __forceinline__ void spmm_finish_row(int32_t r, const int64_t *__restrict__ rp, int64_t seg, int32_t k,
+                                                int L, int jl, unsigned mask, int src, const double *carry,
+                                                int32_t *pieces, float *__restrict__ T) {
+    const int64_t s0 = __ldg(rp + r) / seg, m = (__ldg(rp + r + 1) - 1) / seg - s0;  // pieces 0 .. m
+    int last = 0;
+    if (jl == 0) last = atomicAdd(pieces + s0, 1) == (int)m;
+    last = __shfl_sync(mask, last, src);
+    if (!last) return;
+    __threadfence();  // the other pieces, written and fenced before their counts
+    for (int32_t j = jl; j < k; j += L) {
+        // piece 0 the row's start (slot 2 s0 + 1), piece i >= 1 segment s0 + i's head (slot 2 (s0 + i))
+        double acc = 0.0;
+        for (int64_t i0 = 0; i0 <= m; i0 += kSpmmChunk) {
+            double v[kSpmmChunk];
+#pragma unroll
+            for (int u = 0; u < kSpmmChunk; ++u) {
+                const int64_t i = i0 + u;
+                v[u] = i <= m ? __ldcg(carry + (i == 0 ? 2 * s0 + 1 : 2 * (s0 + i)) * k + j) : 0.0;
+            }
+#pragma unroll
+            for (int u = 0; u < kSpmmChunk; ++u) acc += v[u];
+        }
+        T[(int64_t)r * k + j] = (float)acc;
+    }
+    if (jl == 0) pieces[s0] = 0;  // zero again for the next product
+}
 
 __global__ void __launch_bounds__(kSpmmThreads, 4)
     spmm_segment_kernel(int64_t nrows, int64_t nnz, const int64_t *__restrict__ rp, const int32_t *__restrict__ col,
                         const int32_t *__restrict__ erow, int64_t seg, int64_t ngroups, int32_t k, int L,
-                        const float *__restrict__ U, float *__restrict__ T, double *__restrict__ carry,
-                        int32_t *__restrict__ carry_row, int32_t *__restrict__ cut_list, int32_t *__restrict__ cut_count) {
+                        const float *__restrict__ U, float *__restrict__ T, double *carry, int32_t *pieces) {
     const int lane = threadIdx.x & 31, jl = lane % L;
     const int64_t s = ((int64_t)blockIdx.x * (kSpmmThreads / 32) + (threadIdx.x >> 5)) * (32 / L) + lane / L;
-    if (s >= ngroups) return;  // no warp-wide operation below: groups run apart
+    if (s >= ngroups) return;  // the whole group: only group-wide operations below
     const int64_t b = s * seg, end = min(nnz, b + seg);
     // the entries this segment sums: [begin, stop)
     const int32_t first = __ldg(erow + b), last = __ldg(erow + end - 1);
@@ -97,7 +136,7 @@ __global__ void __launch_bounds__(kSpmmThreads, 4)
     int32_t tail_row = -1, head_row = -1;
     for (int32_t j0 = 0; j0 < k; j0 += 32) {
         const int32_t j = j0 + jl;
-        if (j >= k) break;  // lane 0 of a group, which records the cut rows, always has a column
+        if (j >= k) break;  // lane 0 of a group always has a column
         const uint32_t row_bytes = 4u * (uint32_t)k;
         const char *Uj = reinterpret_cast<const char *>(U + j);
         SpmmWalk w{reinterpret_cast<char *>(T + j), carry + (2 * s) * k + j, row_bytes, head_long};
@@ -112,16 +151,30 @@ __global__ void __launch_bounds__(kSpmmThreads, 4)
             float v[kSpmmChunk];
 #pragma unroll
             for (int u = 0; u < kSpmmChunk; ++u) v[u] = __ldg(reinterpret_cast<const float *>(Uj + spmm_row_offset(c[u], row_bytes)));
+            const bool whole = e0 >= begin && e0 + kSpmmChunk <= stop;
             int32_t r[kSpmmChunk + 1];
-            {
+            if (whole && e0 + 2 * kSpmmChunk <= stop) {  // this chunk and the next inside [begin, stop)
+                int32_t r8[kSpmmChunk];
+                spmm_load8(erow, e0, e0 + kSpmmChunk, 0, r8);
+#pragma unroll
+                for (int u = 0; u < kSpmmChunk; ++u) r[u] = r8[u];
+                r[kSpmmChunk] = __ldg(erow + e0 + kSpmmChunk);
+                spmm_load8(col, e0 + kSpmmChunk, e0 + 2 * kSpmmChunk, 0, c);
+            } else {
                 int32_t r8[kSpmmChunk];
                 spmm_load8(erow, e0, nnz, (int32_t)nrows, r8);
 #pragma unroll
                 for (int u = 0; u < kSpmmChunk; ++u) r[u] = r8[u];
+                r[kSpmmChunk] = e0 + kSpmmChunk < nnz ? __ldg(erow + e0 + kSpmmChunk) : (int32_t)nrows;
+                if (e0 + kSpmmChunk < stop) spmm_load8(col, e0 + kSpmmChunk, nnz, 0, c);
             }
-            r[kSpmmChunk] = e0 + kSpmmChunk < nnz ? __ldg(erow + e0 + kSpmmChunk) : (int32_t)nrows;
-            if (e0 + kSpmmChunk < stop) spmm_load8(col, e0 + kSpmmChunk, nnz, 0, c);
-            if (e0 >= begin && e0 + kSpmmChunk <= stop) {
+            if (whole && r[0] == r[kSpmmChunk - 1]) {  // one row: its entries in order, then its end
+                double a = w.acc;
+#pragma unroll
+                for (int u = 0; u < kSpmmChunk; ++u) a += (double)v[u];
+                w.acc = a;
+                w.end(r[kSpmmChunk - 1], r[kSpmmChunk]);
+            } else if (whole) {
 #pragma unroll
                 for (int u = 0; u < kSpmmChunk; ++u) w.add(v[u], r[u], r[u + 1]);
             } else {  // the first or last chunk: only the entries of [begin, stop)
@@ -139,57 +192,16 @@ __global__ void __launch_bounds__(kSpmmThreads, 4)
             tail_row = last;
         }
     }
-    if (jl == 0) {
-        carry_row[2 * s] = head_row;
-        carry_row[2 * s + 1] = tail_row;
-        if (tail_row >= 0) cut_list[atomicAdd(cut_count, 1)] = (int32_t)s;  // the list's order is immaterial
-    }
-}
-
-// The long rows cut by segment ends, a warp each (from the list of segments where one starts):
-// the piece in the segment where the row starts, then the pieces of the following segments that
-// continue it (their run found 32 at a time). Lanes as in the segment kernel: L lanes over the
-// columns (32 at a time), Q = 32 / L slices, slice q summing pieces q, q + Q, ... in order
-// (kSpmmChunk loads in flight), then the slices by a fixed butterfly.
-__global__ void __launch_bounds__(kSpmmThreads)
-    spmm_carry_kernel(int64_t ngroups, int32_t k, int L, const double *__restrict__ carry,
-                      const int32_t *__restrict__ carry_row, const int32_t *__restrict__ cut_list,
-                      const int32_t *__restrict__ cut_count, float *__restrict__ T) {
-    const int lane = threadIdx.x & 31, jl = lane % L, Q = 32 / L, q = lane / L;
-    const int32_t count = *cut_count;
-    for (int64_t w = (int64_t)blockIdx.x * (kSpmmThreads / 32) + (threadIdx.x >> 5); w < count;
-         w += (int64_t)gridDim.x * (kSpmmThreads / 32)) {
-        const int64_t s = cut_list[w];
-        const int32_t r = carry_row[2 * s + 1];
-        int64_t m = 0;  // following segments continuing row r: s + 1 .. s + m
-        for (;;) {
-            const int64_t t = s + 1 + m + lane;
-            const unsigned cont = __ballot_sync(0xffffffffu, t < ngroups && carry_row[2 * t] == r);
-            if (cont != 0xffffffffu) {
-                m += __ffs(~cont) - 1;
-                break;
-            }
-            m += 32;
-        }
-        for (int32_t j0 = 0; j0 < k; j0 += 32) {
-            const int32_t j = j0 + jl;
-            const bool valid = j < k;
-            // piece i: 0 the row's start (slot 2s + 1), i >= 1 segment s + i's head (slot 2(s + i))
-            double acc = 0.0;
-            for (int64_t i0 = q; i0 <= m; i0 += (int64_t)kSpmmChunk * Q) {
-                double v[kSpmmChunk];
-#pragma unroll
-                for (int u = 0; u < kSpmmChunk; ++u) {
-                    const int64_t i = i0 + (int64_t)u * Q;
-                    v[u] = valid && i <= m ? carry[(i == 0 ? 2 * s + 1 : 2 * (s + i)) * k + j] : 0.0;
-                }
-#pragma unroll
-                for (int u = 0; u < kSpmmChunk; ++u) acc += v[u];
-            }
-            for (int x = L; x < 32; x <<= 1) acc += __shfl_xor_sync(0xffffffffu, acc, x);
-            if (valid && q == 0) T[(int64_t)r * k + j] = (float)acc;
-        }
-    }
+    // the long rows this segment holds pieces of (its lanes past k walked nothing: lane 0's rows)
+    const int src = lane & ~(L - 1);
+    const unsigned mask = spmm_group_mask(L, lane / L);
+    head_row = __shfl_sync(mask, head_row, src);
+    tail_row = __shfl_sync(mask, tail_row, src);
+    if (head_row < 0 && tail_row < 0) return;
+    __threadfence();  // this group's pieces before its counts
+    __syncwarp(mask);
+    if (head_row >= 0) spmm_finish_row(head_row, rp, seg, k, L, jl, mask, src, carry, pieces, T);
+    if (tail_row >= 0) spmm_finish_row(tail_row, rp, seg, k, L, jl, mask, src, carry, pieces, T);
 }
 
 // The tile-composite form's k-vector variant: T (n x k, row-major) = S (+).(second) U. U is

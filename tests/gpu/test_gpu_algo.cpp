@@ -170,6 +170,30 @@ void check_rwr_repeat(psv_context *ctx, const gputest::Edges &E) {
     psv_matrix_free(&A);
 }
 
+// AlgoSteps::copy_columns over more columns than one launch carries (its pairs go by value, 64
+// at a time), into a wider block, and over a small one.
+void check_copy_columns(psv_context *ctx) {
+    psv::Backend &be = psv::cuda::backend_of(ctx);
+    psv::AlgoSteps &st = psv::cuda::steps_of(ctx);
+    for (int32_t m : {3, 64, 70, 150}) {
+        const int64_t n = 1234;
+        const int32_t src_k = m + 5, dst_k = m + 9;
+        std::vector<float> src((size_t)n * src_k), dst((size_t)n * dst_k, -1.0f);
+        for (size_t i = 0; i < src.size(); ++i) src[i] = (float)i;
+        std::vector<int32_t> sc((size_t)m), dc((size_t)m);
+        for (int32_t t = 0; t < m; ++t) sc[t] = (t * 7 + 3) % src_k, dc[t] = dst_k - 1 - t;
+        psv::Buffer sd(&be, src.size() * 4), dd(&be, dst.size() * 4);
+        be.upload(sd.get(), src.data(), src.size() * 4);
+        be.upload(dd.get(), dst.data(), dst.size() * 4);
+        st.copy_columns(n, sd.as<float>(), src_k, dd.as<float>(), dst_k, m, sc.data(), dc.data());
+        std::vector<float> got(dst.size());
+        be.download(got.data(), dd.get(), got.size() * 4);
+        for (int64_t i = 0; i < n; ++i)
+            for (int32_t t = 0; t < m; ++t) dst[(size_t)i * dst_k + dc[t]] = src[(size_t)i * src_k + sc[t]];
+        CHECK_MSG(got == dst, "copy_columns m=%d: the block differs from the host copy", (int)m);
+    }
+}
+
 }  // namespace
 
 int main() {
@@ -194,6 +218,7 @@ int main() {
         }
     check_spmm(ctx, "R-MAT", R, 512, PSV_KERNEL_TILE_COMPOSITE);
     check_rwr_repeat(ctx, R);
+    check_copy_columns(ctx);
     psv_context_free(&ctx);
     return check_exit();
 }
