@@ -124,7 +124,8 @@ int64_t ChunkPlan::device_bytes() const {
 }
 
 int64_t CudaMatrix::device_bytes() const {
-    const int64_t n = bytes_of({&row_ptr, &col, &val, &long_rows, &entry_rows_, &piece_counts_}) +
+    const int64_t n = bytes_of({&row_ptr, &col, &val, &long_rows, &entry_rows_, &piece_counts_,
+                                &segment_table_.table}) +
                       chunks.device_bytes() + stream.device_bytes();
     return form_ ? n + form_->device_bytes() : n;
 }

@@ -156,6 +156,14 @@ public:
     // At least n counters (int32) of the k-vector product's long-row pieces, zero between products
     // (each product leaves them zero): grown on demand, kept until the next rebuild.
     int32_t *piece_counts(int64_t n) const;
+    // The k-vector product's segment table (SpmmSegment of cuda/spmv/spmm.cuh, one a segment) for
+    // segments of `seg` entries: built by the product on first use for that length, kept until the
+    // next rebuild or a product with another length.
+    struct SegmentTable {
+        Buffer table;
+        int64_t seg = 0;
+    };
+    SegmentTable &segment_table() const { return segment_table_; }
     // The form copied to the host (tests compare builders); built transiently where not kept.
     TileComposite form_to_host() const;
     // Bytes of device memory the matrix holds (CSR, plan, kept form).
@@ -210,6 +218,7 @@ private:
     mutable std::unique_ptr<FormSummary> summary_;  // of the form, until the next rebuild
     mutable Buffer entry_rows_;                     // entry_rows(), until the next rebuild
     mutable Buffer piece_counts_;                   // piece_counts(), until the next rebuild
+    mutable SegmentTable segment_table_;            // segment_table(), until the next rebuild
 };
 
 }  // namespace cuda

@@ -403,6 +403,7 @@ void CudaMatrix::rebuild(const FormatOptions &opt) {
     summary_.reset();
     entry_rows_ = Buffer();
     piece_counts_ = Buffer();
+    segment_table_ = SegmentTable();
     chunks = std::move(cplan);
     stream = std::move(sp);
     csr_lanes = lanes;

@@ -52,7 +52,8 @@ void tc_spmm(CudaBackend &be, const CudaMatrix &M, const TcForm &F, int32_t k, c
 // the long rows cut by segment ends added by the group that finishes their last piece. A segment
 // holds at most Policy::spmm_segment_entries entries, fewer where that would leave too few groups
 // to keep the device busy. Its allocations (the entries' rows and the piece counts on the first
-// product, the pieces) come first: a failure leaves T untouched.
+// product, the segment table on the first for a segment length, the pieces) come first: a
+// failure leaves T untouched.
 void csr_spmm(CudaBackend &be, const CudaMatrix &M, int32_t k, const float *U, float *T) {
     cudaStream_t st = be.stream();
     if (M.nvals == 0) {
@@ -75,11 +76,21 @@ void csr_spmm(CudaBackend &be, const CudaMatrix &M, int32_t k, const float *U, f
     // columns, so a batch whose k falls keeps reusing one block of the pool
     Buffer carry(&be, (size_t)ngroups * 2 * (size_t)std::max(k, 32) * sizeof(double));
     int32_t *pieces = M.piece_counts(ngroups);
+    CudaMatrix::SegmentTable &tab = M.segment_table();
+    if (tab.seg != seg || !tab.table.get()) {
+        Buffer t(&be, (size_t)ngroups * sizeof(SpmmSegment));
+        spmm_segments_kernel<<<grid_for(ngroups), 256, 0, st>>>(M.nvals, M.row_ptr.as<int64_t>(), M.col.as<int32_t>(),
+                                                                erow, seg, ngroups, t.as<SpmmSegment>());
+        PSV_CUDA_LAUNCH_CHECK();
+        tab.table = std::move(t);
+        tab.seg = seg;
+    }
     const int64_t warps = (ngroups + groups_per_warp - 1) / groups_per_warp;
     const int64_t blocks = (warps + kSpmmThreads / 32 - 1) / (kSpmmThreads / 32);
     spmm_segment_kernel<<<(unsigned)blocks, kSpmmThreads, 0, st>>>(M.nrows, M.nvals, M.row_ptr.as<int64_t>(),
-                                                                   M.col.as<int32_t>(), erow, seg, ngroups, k, L, U, T,
-                                                                   carry.as<double>(), pieces);
+                                                                   M.col.as<int32_t>(), erow,
+                                                                   tab.table.as<SpmmSegment>(), seg, ngroups, k, L, U,
+                                                                   T, carry.as<double>(), pieces);
     PSV_CUDA_LAUNCH_CHECK();
 }
 

@@ -112,26 +112,64 @@ __device__ __forceinline__ void spmm_finish_row(int32_t r, const int64_t *__rest
     if (jl == 0) pieces[s0] = 0;  // zero again for the next product
 }
 
+// A segment's entry in the table the product reads instead of a prologue (CudaMatrix keeps it for
+// one segment length): the entries it sums [begin, stop), its first and last entries' rows,
+// whether the first row is a long row begun earlier (its piece goes to slot 2s) and the last a
+// long row running past its end (slot 2s + 1), and the columns of the aligned chunk holding begin.
+struct SpmmSegment {
+    int64_t begin, stop;
+    int32_t first, last;
+    int32_t head_long, tail_long;
+    int32_t c0[kSpmmChunk];
+};
+static_assert(sizeof(SpmmSegment) == 64, "four 16-byte loads");
+
+// One thread a segment. Short rows cut by a segment end belong to the segment where they start.
+__global__ void spmm_segments_kernel(int64_t nnz, const int64_t *__restrict__ rp, const int32_t *__restrict__ col,
+                                     const int32_t *__restrict__ erow, int64_t seg, int64_t ngroups,
+                                     SpmmSegment *__restrict__ out) {
+    for (int64_t s = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; s < ngroups; s += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t b = s * seg, end = min(nnz, b + seg);
+        SpmmSegment t;
+        t.first = erow[b];
+        t.last = erow[end - 1];
+        const auto long_row = [&](int32_t r) { return rp[r + 1] - rp[r] > seg; };
+        t.begin = b;
+        t.stop = end;
+        t.head_long = t.tail_long = 0;
+        if (b > 0 && erow[b - 1] == t.first) {  // the first row began in an earlier segment
+            t.head_long = long_row(t.first);
+            if (!t.head_long) t.begin = rp[t.first + 1];  // a short one: its own segment sums it
+        }
+        if (end < nnz && erow[end] == t.last) {  // the last row runs past the end
+            t.tail_long = long_row(t.last);
+            if (!t.tail_long) t.stop = rp[t.last + 1];  // a short one: sum it to its end
+        }
+        const int64_t e0 = t.begin & ~(int64_t)(kSpmmChunk - 1);
+        for (int u = 0; u < kSpmmChunk; ++u) t.c0[u] = e0 + u < nnz && e0 < t.stop ? col[e0 + u] : 0;
+        out[s] = t;
+    }
+}
+
 __global__ void __launch_bounds__(kSpmmThreads, 4)
     spmm_segment_kernel(int64_t nrows, int64_t nnz, const int64_t *__restrict__ rp, const int32_t *__restrict__ col,
-                        const int32_t *__restrict__ erow, int64_t seg, int64_t ngroups, int32_t k, int L,
-                        const float *__restrict__ U, float *__restrict__ T, double *carry, int32_t *pieces) {
+                        const int32_t *__restrict__ erow, const SpmmSegment *__restrict__ segs, int64_t seg,
+                        int64_t ngroups, int32_t k, int L, const float *__restrict__ U, float *__restrict__ T,
+                        double *carry, int32_t *pieces) {
     const int lane = threadIdx.x & 31, jl = lane % L;
     const int64_t s = ((int64_t)blockIdx.x * (kSpmmThreads / 32) + (threadIdx.x >> 5)) * (32 / L) + lane / L;
     if (s >= ngroups) return;  // the whole group: only group-wide operations below
-    const int64_t b = s * seg, end = min(nnz, b + seg);
-    // the entries this segment sums: [begin, stop)
-    const int32_t first = __ldg(erow + b), last = __ldg(erow + end - 1);
-    const auto long_row = [&](int32_t r) { return __ldg(rp + r + 1) - __ldg(rp + r) > seg; };
-    int64_t begin = b, stop = end;
-    bool head_long = false, tail_long = false;
-    if (b > 0 && __ldg(erow + b - 1) == first) {  // the first row began in an earlier segment
-        head_long = long_row(first);
-        if (!head_long) begin = __ldg(rp + first + 1);  // a short one: its own segment sums it
-    }
-    if (end < nnz && __ldg(erow + end) == last) {  // the last row runs past the end
-        tail_long = long_row(last);
-        if (!tail_long) stop = __ldg(rp + last + 1);  // a short one: sum it to its end
+    // the segment's entry: the entries it sums [begin, stop) (the first chunk's columns are read
+    // where each column block's walk starts)
+    const int4 *seg_entry = reinterpret_cast<const int4 *>(segs + s);
+    int64_t begin, stop;
+    int32_t first, last;
+    bool head_long, tail_long;
+    {
+        const int4 x = __ldg(seg_entry), y = __ldg(seg_entry + 1);
+        begin = ((int64_t)(uint32_t)x.y << 32) | (uint32_t)x.x;
+        stop = ((int64_t)(uint32_t)x.w << 32) | (uint32_t)x.z;
+        first = y.x, last = y.y, head_long = y.z != 0, tail_long = y.w != 0;
     }
     int32_t tail_row = -1, head_row = -1;
     for (int32_t j0 = 0; j0 < k; j0 += 32) {
@@ -145,7 +183,10 @@ __global__ void __launch_bounds__(kSpmmThreads, 4)
             for (int32_t r = 0; r < first; ++r) w.put(r, 0.0f);  // empty rows before the first entry
         const int64_t e_first = begin & ~(int64_t)(kSpmmChunk - 1);
         int32_t c[kSpmmChunk];
-        if (e_first < stop) spmm_load8(col, e_first, nnz, 0, c);
+        {
+            const int4 z = __ldg(seg_entry + 2), v = __ldg(seg_entry + 3);
+            c[0] = z.x, c[1] = z.y, c[2] = z.z, c[3] = z.w, c[4] = v.x, c[5] = v.y, c[6] = v.z, c[7] = v.w;
+        }
         for (int64_t e0 = e_first; e0 < stop; e0 += kSpmmChunk) {
             // this chunk's rows of U, its entries' rows and the next chunk's columns in flight
             float v[kSpmmChunk];
