@@ -340,7 +340,7 @@ __global__ void __launch_bounds__(kRwrThreads)
 #pragma unroll
             for (int u = 0; u < 4; ++u) s += v[u];
         }
-        for (int m = 16; m >= 1; m >>= 1) s += shfl_xor_any(s, m);
+        s = warp_allreduce(PlusD{}, s);
         if (lane == 0) diffs[j] = s;
     }
     if (t == 0) *counter = 0;

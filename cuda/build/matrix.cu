@@ -1,12 +1,11 @@
 // A CUDA matrix's life apart from its plan (plan.cu): construction from CSR on the host or the
-// device, what psv_matrix_info and psv_tile_info report, the lazily built tile-composite form and
-// entry rows, tuples, the transpose and the pattern of A + A'.
+// device, what psv_matrix_info and psv_tile_info report, the lazily built tile-composite form,
+// tuples, the transpose and the pattern of A + A'.
 #include <cstring>
 #include <initializer_list>
 #include <vector>
 
 #include "cuda/build/build.cuh"
-#include "cuda/build/common.cuh"
 
 namespace psv {
 namespace cuda {
@@ -124,8 +123,8 @@ int64_t ChunkPlan::device_bytes() const {
 }
 
 int64_t CudaMatrix::device_bytes() const {
-    const int64_t n = bytes_of({&row_ptr, &col, &val, &long_rows, &entry_rows_, &piece_counts_,
-                                &segment_table_.table}) +
+    const int64_t n = bytes_of({&row_ptr, &col, &val, &long_rows, &spmm_layout_.rows, &spmm_layout_.table,
+                                &spmm_layout_.counts}) +
                       chunks.device_bytes() + stream.device_bytes();
     return form_ ? n + form_->device_bytes() : n;
 }
@@ -144,27 +143,6 @@ const TcForm &CudaMatrix::kept_or_transient_form(std::unique_ptr<TcForm> &transi
     if (form_) return *form_;
     transient = build_padded_form(cs);
     return *transient;
-}
-
-const Buffer &CudaMatrix::entry_rows() const {
-    if (!entry_rows_.get() && nvals > 0) {
-        be_->activate();
-        Buffer rows(be_, (size_t)nvals * sizeof(int32_t));
-        rows_of_entries(*be_, nvals, row_ptr.as<int64_t>(), nrows, rows.as<int32_t>());
-        entry_rows_ = std::move(rows);
-    }
-    return entry_rows_;
-}
-
-int32_t *CudaMatrix::piece_counts(int64_t n) const {
-    const size_t bytes = (size_t)std::max<int64_t>(n, 1) * sizeof(int32_t);
-    if (piece_counts_.size() < bytes) {
-        be_->activate();
-        Buffer counts(be_, bytes);
-        be_->set_bytes(counts.get(), 0, bytes);
-        piece_counts_ = std::move(counts);
-    }
-    return piece_counts_.as<int32_t>();
 }
 
 const TcForm &CudaMatrix::form() const {

@@ -150,20 +150,15 @@ public:
     // The tile-composite form: the kept one, else built now with the options and policy of the
     // last rebuild and kept until the next (the k-vector product's tile-composite variant).
     const TcForm &form() const;
-    // The row of each entry (int32 [nvals]; the k-vector product's): built on first use, kept until
-    // the next rebuild.
-    const Buffer &entry_rows() const;
-    // At least n counters (int32) of the k-vector product's long-row pieces, zero between products
-    // (each product leaves them zero): grown on demand, kept until the next rebuild.
-    int32_t *piece_counts(int64_t n) const;
-    // The k-vector product's segment table (SpmmSegment of cuda/spmv/spmm.cuh, one a segment) for
-    // segments of `seg` entries: built by the product on first use for that length, kept until the
-    // next rebuild or a product with another length.
-    struct SegmentTable {
-        Buffer table;
+    // The k-vector CSR product's state (filled by csr_spmm, cuda/spmv/products.cu): each entry's
+    // row (int32 [nvals], from the first product) and, for segments of `seg` entries, a table entry
+    // (SpmmSegment, cuda/spmv/spmm.cuh) and a long-row piece counter (int32, zero between
+    // products) per segment (from the first product with that length). Kept until the next rebuild.
+    struct SpmmLayout {
+        Buffer rows, table, counts;
         int64_t seg = 0;
     };
-    SegmentTable &segment_table() const { return segment_table_; }
+    SpmmLayout &spmm_layout() const { return spmm_layout_; }
     // The form copied to the host (tests compare builders); built transiently where not kept.
     TileComposite form_to_host() const;
     // Bytes of device memory the matrix holds (CSR, plan, kept form).
@@ -216,9 +211,7 @@ private:
     const FormSummary &summary() const;
     mutable std::unique_ptr<TcForm> form_;          // kept form (tile kernels, or built on use)
     mutable std::unique_ptr<FormSummary> summary_;  // of the form, until the next rebuild
-    mutable Buffer entry_rows_;                     // entry_rows(), until the next rebuild
-    mutable Buffer piece_counts_;                   // piece_counts(), until the next rebuild
-    mutable SegmentTable segment_table_;            // segment_table(), until the next rebuild
+    mutable SpmmLayout spmm_layout_;                // spmm_layout(), until the next rebuild
 };
 
 }  // namespace cuda

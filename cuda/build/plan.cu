@@ -401,9 +401,7 @@ void CudaMatrix::rebuild(const FormatOptions &opt) {
     ranking_ = std::move(ranking);
     form_ = std::move(form);
     summary_.reset();
-    entry_rows_ = Buffer();
-    piece_counts_ = Buffer();
-    segment_table_ = SegmentTable();
+    spmm_layout_ = SpmmLayout();
     chunks = std::move(cplan);
     stream = std::move(sp);
     csr_lanes = lanes;

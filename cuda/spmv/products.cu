@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cuda/build/build.cuh"
+#include "cuda/build/common.cuh"
 #include "cuda/spmv/spmm.cuh"
 
 namespace psv {
@@ -48,19 +49,41 @@ void tc_spmm(CudaBackend &be, const CudaMatrix &M, const TcForm &F, int32_t k, c
     // ur goes back to the pool on return: its reuse is ordered after these launches on the stream
 }
 
+// The k-vector product's layout for segments of seg entries (CudaMatrix::SpmmLayout): the
+// entries' rows on the first product, the segment table and zeroed piece counters on the first
+// with this length. Each part is allocated before it replaces the old: a failure changes nothing.
+const CudaMatrix::SpmmLayout &spmm_layout(CudaBackend &be, const CudaMatrix &M, int64_t seg, int64_t ngroups) {
+    CudaMatrix::SpmmLayout &lay = M.spmm_layout();
+    if (!lay.rows.get()) {
+        Buffer rows(&be, (size_t)M.nvals * sizeof(int32_t));
+        rows_of_entries(be, M.nvals, M.row_ptr.as<int64_t>(), M.nrows, rows.as<int32_t>());
+        lay.rows = std::move(rows);
+    }
+    if (lay.seg != seg) {
+        Buffer table(&be, (size_t)ngroups * sizeof(SpmmSegment)), counts(&be, (size_t)ngroups * sizeof(int32_t));
+        be.set_bytes(counts.get(), 0, counts.size());
+        spmm_segments_kernel<<<grid_for(ngroups), 256, 0, be.stream()>>>(M.nvals, M.row_ptr.as<int64_t>(),
+                                                                         M.col.as<int32_t>(), lay.rows.as<int32_t>(),
+                                                                         seg, ngroups, table.as<SpmmSegment>());
+        PSV_CUDA_LAUNCH_CHECK();
+        lay.table = std::move(table);
+        lay.counts = std::move(counts);
+        lay.seg = seg;
+    }
+    return lay;
+}
+
 // The CSR k-vector product (spmm.cuh): one launch, groups of L lanes over segments of entries,
 // the long rows cut by segment ends added by the group that finishes their last piece. A segment
 // holds at most Policy::spmm_segment_entries entries, fewer where that would leave too few groups
-// to keep the device busy. Its allocations (the entries' rows and the piece counts on the first
-// product, the segment table on the first for a segment length, the pieces) come first: a
-// failure leaves T untouched.
+// to keep the device busy. Its allocations (the layout, the pieces) come first: a failure leaves
+// T untouched.
 void csr_spmm(CudaBackend &be, const CudaMatrix &M, int32_t k, const float *U, float *T) {
     cudaStream_t st = be.stream();
     if (M.nvals == 0) {
         be.set_bytes(T, 0, (size_t)M.nrows * (size_t)k * sizeof(float));
         return;
     }
-    const int32_t *erow = M.entry_rows().as<int32_t>();
     int L = 1;
     while (L < k && L < 32) L <<= 1;
     const int64_t groups_per_warp = 32 / L;
@@ -72,25 +95,16 @@ void csr_spmm(CudaBackend &be, const CudaMatrix &M, int32_t k, const float *U, f
     const int64_t balanced = std::max(round8(p.spmm_segment_min), round8((M.nvals + slots - 1) / slots));
     const int64_t seg = std::min(round8(std::max<int64_t>(kSpmmChunk, p.spmm_segment_entries)), balanced);
     const int64_t ngroups = (M.nvals + seg - 1) / seg;
-    // the long rows' pieces (2 slots per segment) and their counts; sized for at least 32
-    // columns, so a batch whose k falls keeps reusing one block of the pool
+    const CudaMatrix::SpmmLayout &lay = spmm_layout(be, M, seg, ngroups);
+    // the long rows' pieces (2 slots per segment), sized for at least 32 columns, so a batch whose
+    // k falls keeps reusing one block of the pool
     Buffer carry(&be, (size_t)ngroups * 2 * (size_t)std::max(k, 32) * sizeof(double));
-    int32_t *pieces = M.piece_counts(ngroups);
-    CudaMatrix::SegmentTable &tab = M.segment_table();
-    if (tab.seg != seg || !tab.table.get()) {
-        Buffer t(&be, (size_t)ngroups * sizeof(SpmmSegment));
-        spmm_segments_kernel<<<grid_for(ngroups), 256, 0, st>>>(M.nvals, M.row_ptr.as<int64_t>(), M.col.as<int32_t>(),
-                                                                erow, seg, ngroups, t.as<SpmmSegment>());
-        PSV_CUDA_LAUNCH_CHECK();
-        tab.table = std::move(t);
-        tab.seg = seg;
-    }
     const int64_t warps = (ngroups + groups_per_warp - 1) / groups_per_warp;
     const int64_t blocks = (warps + kSpmmThreads / 32 - 1) / (kSpmmThreads / 32);
     spmm_segment_kernel<<<(unsigned)blocks, kSpmmThreads, 0, st>>>(M.nrows, M.nvals, M.row_ptr.as<int64_t>(),
-                                                                   M.col.as<int32_t>(), erow,
-                                                                   tab.table.as<SpmmSegment>(), seg, ngroups, k, L, U,
-                                                                   T, carry.as<double>(), pieces);
+                                                                   M.col.as<int32_t>(), lay.rows.as<int32_t>(),
+                                                                   lay.table.as<SpmmSegment>(), seg, ngroups, k, L, U,
+                                                                   T, carry.as<double>(), lay.counts.as<int32_t>());
     PSV_CUDA_LAUNCH_CHECK();
 }
 

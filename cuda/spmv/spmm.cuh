@@ -10,7 +10,7 @@ namespace cuda {
 // CPU backend does (a hub row's fp32 sum can stall a power iteration). A group of L lanes (a power
 // of two >= k, at most 32; wider blocks in chunks of 32 columns), lane j over column j, takes
 // segment s, the entries [s * seg, (s + 1) * seg) (seg a multiple of kSpmmChunk), and walks them
-// in aligned chunks with the entries' rows (CudaMatrix::entry_rows) beside their columns:
+// in aligned chunks with the entries' rows (CudaMatrix::SpmmLayout) beside their columns:
 // kSpmmChunk rows of U in flight at once, the next chunk's columns loading while the present one
 // adds, so a run of short rows costs no row-pointer chain. A chunk inside one row adds its entries
 // without a test between them; elsewhere a row ends where the next entry's row differs: its sum

@@ -89,7 +89,7 @@ Policy select_policy(const DeviceTraits &d) {
     p.loop_graph_iterations = 8;
     // the most entries a group of the k-vector product takes; enough groups for several waves
     // where a warp holds one (fewer, longer segments measured slower), and segments long enough
-    // that few rows are cut (each cut row costs the carry pass a warp's chain of loads)
+    // that few rows are cut (a long row's pieces are added by one group, in segment order)
     p.spmm_segment_entries = 1024;
     p.spmm_groups_per_sm = 256;
     p.spmm_segment_min = 64;
