@@ -4,16 +4,47 @@
 
 namespace {
 
-// PageRank / HITS / RWR vector steps for the cuSPARSE-based versions (same definitions as psv).
-__global__ void pr_scale_kernel(int64_t n, const float *r, const float *inv, float *w, double *dangling) {
+// PageRank / HITS / RWR vector steps for the cuSPARSE-based versions (same definitions as psv),
+// written as a user would write them well: restrict-qualified pointers (each element's loads may
+// move above the stores before them), one double atomic per block (per-warp atomics on one
+// address serialize), a grid of one wave (kStepThreads threads, kStepBlocksPerSm blocks per SM).
+constexpr int kStepThreads = 256, kStepBlocksPerSm = 8;
+unsigned step_grid(int64_t n) {
+    static const int sms = [] {
+        int dev = 0, v = 0;
+        CK(cudaGetDevice(&dev));
+        CK(cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev));
+        return v;
+    }();
+    const int64_t b = (n + kStepThreads - 1) / kStepThreads;
+    return (unsigned)std::max<int64_t>(1, std::min<int64_t>(b, (int64_t)sms * kStepBlocksPerSm));
+}
+// *out += the block's sum of v (every thread of the block calls it; one atomic, none for 0).
+__device__ void block_sum_add(double v, double *out) {
+    __shared__ double part[kStepThreads / 32];
+    for (int o = 16; o; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = v;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        double s = 0;
+        for (int w = 0; w < kStepThreads / 32; ++w) s += part[w];
+        if (s != 0) atomicAdd(out, s);
+    }
+}
+__global__ void __launch_bounds__(kStepThreads) pr_scale_kernel(int64_t n, const float *__restrict__ r,
+                                                                 const float *__restrict__ inv, float *__restrict__ w,
+                                                                 double *dangling) {
     double s = 0;
     GLOOP(i, n) {
-        w[i] = r[i] * inv[i];
-        if (inv[i] == 0.0f) s += r[i];
+        const float ri = r[i], iv = inv[i];
+        w[i] = ri * iv;
+        if (iv == 0.0f) s += ri;
     }
-    if (dangling) block_add(s, dangling);
+    if (dangling) block_sum_add(s, dangling);
 }
-__global__ void pr_update_kernel(int64_t n, const float *t, float *r, double damping, const double *dangling, double *diff) {
+__global__ void __launch_bounds__(kStepThreads) pr_update_kernel(int64_t n, const float *__restrict__ t,
+                                                                  float *__restrict__ r, double damping,
+                                                                  const double *dangling, double *diff) {
     const double base = ((1.0 - damping) + damping * *dangling) / (double)n;
     double s = 0;
     GLOOP(i, n) {
@@ -21,14 +52,16 @@ __global__ void pr_update_kernel(int64_t n, const float *t, float *r, double dam
         s += fabs((double)v - (double)r[i]);
         r[i] = v;
     }
-    block_add(s, diff);
+    block_sum_add(s, diff);
 }
-__global__ void sum_kernel(int64_t n, const float *x, double *out) {
+__global__ void __launch_bounds__(kStepThreads) sum_kernel(int64_t n, const float *__restrict__ x, double *out) {
     double s = 0;
     GLOOP(i, n) s += x[i];
-    block_add(s, out);
+    block_sum_add(s, out);
 }
-__global__ void normalize_diff_kernel(int64_t n, float *x, const double *total, const float *prev, double *diff) {
+__global__ void __launch_bounds__(kStepThreads) normalize_diff_kernel(int64_t n, float *__restrict__ x,
+                                                                       const double *total,
+                                                                       const float *__restrict__ prev, double *diff) {
     const double t = *total;
     double s = 0;
     GLOOP(i, n) {
@@ -36,16 +69,18 @@ __global__ void normalize_diff_kernel(int64_t n, float *x, const double *total, 
         x[i] = v;
         s += fabs((double)v - (double)prev[i]);
     }
-    block_add(s, diff);
+    block_sum_add(s, diff);
 }
-__global__ void rwr_update_kernel(int64_t n, const float *T, float *R, double c, int64_t q, double *diff) {
+__global__ void __launch_bounds__(kStepThreads) rwr_update_kernel(int64_t n, const float *__restrict__ T,
+                                                                   float *__restrict__ R, double c, int64_t q,
+                                                                   double *diff) {
     double s = 0;
     GLOOP(i, n) {
         const float v = (float)(c * (double)T[i] + (i == q ? 1.0 - c : 0.0));
         s += fabs((double)v - (double)R[i]);
         R[i] = v;
     }
-    block_add(s, diff);
+    block_sum_add(s, diff);
 }
 
 }  // namespace
@@ -102,10 +137,10 @@ int cs_pagerank(const OnesMat &AT, int64_t n, const float *inv, float *r, float 
     int it = 0;
     while (it < maxit) {
         CK(cudaMemsetAsync(scal, 0, 16, g_st));
-        pr_scale_kernel<<<grid(n), 256, 0, g_st>>>(n, r, inv, w, scal);
+        pr_scale_kernel<<<step_grid(n), kStepThreads, 0, g_st>>>(n, r, inv, w, scal);
         CKL();
         AT.mv(wv, tv);
-        pr_update_kernel<<<grid(n), 256, 0, g_st>>>(n, t, r, damping, scal, scal + 1);
+        pr_update_kernel<<<step_grid(n), kStepThreads, 0, g_st>>>(n, t, r, damping, scal, scal + 1);
         CKL();
         ++it;
         if (read_scalar(scal + 1) <= tol) break;
@@ -125,11 +160,11 @@ int cs_hits(const OnesMat &A1, const OnesMat &AT1, int64_t n, Dev<float> *a, Dev
         DnVec hp(n, h[prev]), ac(n, a[cur]), hc(n, h[cur]);
         CK(cudaMemsetAsync(scal, 0, 32, g_st));
         AT1.mv(hp.d, ac.d);
-        sum_kernel<<<grid(n), 256, 0, g_st>>>(n, a[cur], scal);
-        normalize_diff_kernel<<<grid(n), 256, 0, g_st>>>(n, a[cur], scal, a[prev], scal + 2);
+        sum_kernel<<<step_grid(n), kStepThreads, 0, g_st>>>(n, a[cur], scal);
+        normalize_diff_kernel<<<step_grid(n), kStepThreads, 0, g_st>>>(n, a[cur], scal, a[prev], scal + 2);
         A1.mv(ac.d, hc.d);
-        sum_kernel<<<grid(n), 256, 0, g_st>>>(n, h[cur], scal + 1);
-        normalize_diff_kernel<<<grid(n), 256, 0, g_st>>>(n, h[cur], scal + 1, h[prev], scal + 3);
+        sum_kernel<<<step_grid(n), kStepThreads, 0, g_st>>>(n, h[cur], scal + 1);
+        normalize_diff_kernel<<<step_grid(n), kStepThreads, 0, g_st>>>(n, h[cur], scal + 1, h[prev], scal + 3);
         CKL();
         ++it;
         double d[2];
@@ -150,9 +185,9 @@ int cs_rwr(const OnesMat &S, int64_t n, const float *inv, int64_t q, float *R, f
     int it = 0;
     while (it < maxit) {
         CK(cudaMemsetAsync(scal, 0, 8, g_st));
-        pr_scale_kernel<<<grid(n), 256, 0, g_st>>>(n, R, inv, U, nullptr);
+        pr_scale_kernel<<<step_grid(n), kStepThreads, 0, g_st>>>(n, R, inv, U, nullptr);
         S.mv(uv, tv);
-        rwr_update_kernel<<<grid(n), 256, 0, g_st>>>(n, T, R, c, q, scal);
+        rwr_update_kernel<<<step_grid(n), kStepThreads, 0, g_st>>>(n, T, R, c, q, scal);
         CKL();
         ++it;
         if (read_scalar(scal) <= tol) break;

@@ -48,6 +48,11 @@ private:
 
 // ---- PageRank ---------------------------------------------------------------------------------
 
+// The steps below read what they only read (inputs, device scalars such as the dangling sum)
+// through the read-only path (__ldg): a plain load may not move above the element's store before
+// it, so a device scalar read per element would wait on every store, and no two elements' loads
+// would be in flight at once.
+
 // A step's result into a plain scalar, the whole launch skipped once the loop has ended.
 struct OutUnlessDone {
     double *p;
@@ -73,7 +78,7 @@ struct PrScale {
     const float *r, *inv;
     float *w;
     __device__ double operator()(int64_t i, int) const {
-        const float iv = inv[i], ri = r[i];
+        const float iv = __ldg(inv + i), ri = __ldg(r + i);
         w[i] = ri * iv;
         return iv == 0.0f ? (double)ri : 0.0;
     }
@@ -90,7 +95,8 @@ void CudaAlgoSteps::pagerank_scale(int64_t n, const float *r, const float *inv, 
     launch_mapreduce_out<double, PlusD>(be_, n, PrScale{r, inv, w}, 0.0, OutUnlessDone{out, state});
 }
 
-struct PrUpdate {
+// Personal: the teleport vector is given (a type apiece keeps the branch out of the loop).
+template <bool Personal> struct PrUpdate {
     const float *t;
     float *r;
     const float *personal;
@@ -98,9 +104,9 @@ struct PrUpdate {
     double damping, inv_n;
     __device__ double operator()(int64_t i, int) const {
         const float d = (float)damping;
-        const float scale = (float)((1.0 - damping) + damping * (*dangling));
-        const float base = personal ? scale * personal[i] : scale * (float)inv_n;
-        const float rn = base + d * t[i];
+        const float scale = (float)((1.0 - damping) + damping * __ldg(dangling));
+        const float base = Personal ? scale * __ldg(personal + i) : scale * (float)inv_n;
+        const float rn = base + d * __ldg(t + i);
         const double dd = fabs((double)rn - (double)r[i]);
         r[i] = rn;
         return dd;
@@ -111,8 +117,13 @@ void CudaAlgoSteps::pagerank_update(int64_t n, const float *t, float *r, double 
                                     const float *personal, LoopState *state) {
     if (n <= 0) return;
     be_.activate();
-    launch_mapreduce_out<double, PlusD>(be_, n, PrUpdate{t, r, personal, dangling, damping, 1.0 / (double)n}, 0.0,
-                                        OutLoop{state});
+    const double inv_n = 1.0 / (double)n;
+    if (personal)
+        launch_mapreduce_out<double, PlusD>(be_, n, PrUpdate<true>{t, r, personal, dangling, damping, inv_n}, 0.0,
+                                            OutLoop{state});
+    else
+        launch_mapreduce_out<double, PlusD>(be_, n, PrUpdate<false>{t, r, personal, dangling, damping, inv_n}, 0.0,
+                                            OutLoop{state});
 }
 
 // A captured graph and its executable, destroyed with the object; the pool holds the blocks the
@@ -201,11 +212,11 @@ struct NormDiff {
     const double *total;
     const float *prev;
     __device__ double operator()(int64_t i, int) const {
-        const double tot = *total;
+        const double tot = __ldg(total);
         const float inv = tot != 0 ? (float)(1.0 / tot) : 1.0f;
         const float v = x[i] * inv;
         x[i] = v;
-        return prev ? fabs((double)v - (double)prev[i]) : 0.0;
+        return prev ? fabs((double)v - (double)__ldg(prev + i)) : 0.0;
     }
 };
 
@@ -247,10 +258,10 @@ struct RwrUpdate1 {
     double c;
     __device__ double operator()(int64_t i, int) const {
         const float cf = (float)c, restart = (float)(1.0 - c);
-        const float rn = cf * T[i] + (i == *query ? restart : 0.0f);
+        const float rn = cf * __ldg(T + i) + (i == __ldg(query) ? restart : 0.0f);
         const double dd = fabs((double)rn - (double)R[i]);
         R[i] = rn;
-        U[i] = rn * inv[i];
+        U[i] = rn * __ldg(inv + i);
         return dd;
     }
 };
