@@ -92,6 +92,21 @@ struct ChunkPlan {
     int64_t device_bytes() const;
 };
 
+// A piece's entries are cut into kStreamThreads consecutive ranges of whole groups of 4 (the
+// first `a` ranges one group longer than the rest), and stored group-interleaved: group k of
+// thread t at group k * kStreamThreads + t of the piece, so a block's loads of its k-th groups
+// are one coalesced sweep. The plan writes this layout (stream_plan.cu, place_kernel) and the
+// accumulate pass reads it (spmv/stream.cuh).
+struct StreamPieceShape {
+    int64_t groups_long;  // groups of threads [0, a); those after have one fewer
+    int64_t a;
+    __host__ __device__ static StreamPieceShape of(int64_t groups) {
+        const int64_t l = (groups + kStreamThreads - 1) / kStreamThreads;
+        return {l, groups - kStreamThreads * (l - 1 < 0 ? 0 : l - 1)};
+    }
+    __host__ __device__ int64_t groups_of(int64_t t) const { return t < a ? groups_long : groups_long - 1; }
+};
+
 // The streamed product's plan (PSV_KERNEL_STREAM; stream_plan.cu builds it, spmv/stream.cuh runs
 // it): partition-centric propagation blocking with the binning precomputed. The rows are cut into
 // partitions of `rows` rows; a partition's (column, partition) pairs -- one per distinct column
@@ -99,9 +114,10 @@ struct ChunkPlan {
 // (1) scatter: a block per column block of x stages its window in shared memory and writes x(j)
 // once per pair, in runs (one per column block and partition) contiguous in pv; (2) accumulate: a
 // block per partition keeps its rows' sums in shared memory, stages each piece's pair values
-// there and streams the piece's entries -- (row in partition, slot in piece), sorted by row --
-// summing runs of one row by thread, then warp (shuffles), then the block (in warp order). No
-// random read of x, no float atomics: every row's sum is formed in an order fixed by the plan.
+// there and streams the piece's entries -- (row in partition, slot in piece), sorted by row, a
+// range of them per thread (StreamPieceShape) -- each thread summing its range's runs, the runs
+// that cross ranges by a segmented scan over the threads in order. No random read of x, no float
+// atomics: every row's sum is formed in an order fixed by the plan.
 struct StreamPlan {
     int64_t parts = 0, rows = 0, slots = 0, pieces = 0, pairs = 0, runs = 0;
     int64_t entries = 0;                                      // ent's length: nvals and each piece's padding
@@ -112,7 +128,8 @@ struct StreamPlan {
     Buffer piece_pair;   // uint32 [pieces + 1]: first pair (position in pv) of each piece
     Buffer piece_entry;  // int64 [pieces + 1]: first entry (position in ent) of each piece, a multiple of 4
     Buffer order;        // int32 [parts]: the partitions by entries, most first (the launch order)
-    Buffer ent;          // uint32 [entries]: row in partition << 16 | slot in piece; 0xffffffff pads a piece
+    Buffer ent;          // uint32 [entries]: row in partition << 16 | slot in piece, each piece laid out by
+                         // StreamPieceShape; 0xffffffff pads a piece's last group
     Buffer val;          // [entries] values in ent's order (empty for a pattern)
     Buffer nonempty;     // uint32 [(nrows + 31) / 32]: bit i set where row i has an entry
     // the scatter's items: the pairs in (column block, partition, column) order; a run is the

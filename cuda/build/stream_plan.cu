@@ -83,12 +83,18 @@ __global__ void piece_padded_kernel(int64_t pieces, const int64_t *raw, int64_t 
     PSV_GRID_LOOP(g, pieces + 1) padded[g] = g < pieces ? (raw[g + 1] - raw[g] + 3) / 4 * 4 : 0;
 }
 
-// entry i of the sorted order to its padded place: ent and the CSR position of its value
+// entry i of the sorted order to its place: its piece's ranges of groups of 4, group-interleaved
+// (StreamPieceShape, cuda/spmv/stream.cuh); ent and the CSR position of its value
 __global__ void place_kernel(int64_t nnz, const uint64_t *skey2, const uint32_t *se2, int rbits, const int64_t *raw,
                              const int64_t *ge, const uint32_t *packed, uint32_t *ent, uint32_t *src) {
     PSV_GRID_LOOP(i, nnz) {
         const int64_t g = (int64_t)(skey2[i] >> rbits);
-        const int64_t d = ge[g] + (i - raw[g]);
+        const int64_t j = i - raw[g], J = j / 4;
+        const StreamPieceShape sh = StreamPieceShape::of((ge[g + 1] - ge[g]) / 4);
+        const int64_t lead = sh.a * sh.groups_long;  // the groups of the longer ranges
+        const int64_t t = J < lead ? J / sh.groups_long : sh.a + (J - lead) / (sh.groups_long - 1);
+        const int64_t q = J < lead ? J % sh.groups_long : (J - lead) % (sh.groups_long - 1);
+        const int64_t d = ge[g] + 4 * (q * kStreamThreads + t) + j % 4;
         const uint32_t e = se2[i];
         ent[d] = packed[e];
         src[d] = e;

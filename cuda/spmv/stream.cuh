@@ -91,31 +91,22 @@ template <class T> struct alignas(4 * sizeof(T)) StreamQuad {
     T v[4];
 };
 
-// Entries per thread per tile: one 16-byte group of 4-byte rows and slots (the next tile's loaded
-// while one is summed; two groups spill at 64 registers, and 512 threads of two groups were slower).
-constexpr int kStreamTileEntries = 4;
-
-// A tile's loads: the thread's V consecutive entries from e (e a multiple of 4; groups at or past
-// e1 are pads).
-template <class T, int V> struct StreamLoad {
-    uint32_t ent[V];
-    T a[V];
-    __device__ __forceinline__ void load(const StreamArgs<T> &A, int64_t e, int64_t e1) {
+// A thread's group of 4 entries and their values (pads are 0xffffffff and end the piece).
+template <class T> struct StreamGroup {
+    uint32_t ent[4];
+    T a[4];
+    __device__ __forceinline__ void load(const StreamArgs<T> &A, int64_t e, bool have) {
+        if (have) {
+            const uint4 w = __ldcs(reinterpret_cast<const uint4 *>(A.ent + e));
+            ent[0] = w.x, ent[1] = w.y, ent[2] = w.z, ent[3] = w.w;
+            if (A.vals) {
+                const StreamQuad<T> v = *reinterpret_cast<const StreamQuad<T> *>(A.vals + e);
 #pragma unroll
-        for (int q = 0; q < V / 4; ++q) {
-            const int64_t g = e + 4 * q;
-            if (g < e1) {
-                const uint4 w = __ldcs(reinterpret_cast<const uint4 *>(A.ent + g));
-                ent[4 * q] = w.x, ent[4 * q + 1] = w.y, ent[4 * q + 2] = w.z, ent[4 * q + 3] = w.w;
-                if (A.vals) {
-                    const StreamQuad<T> v = *reinterpret_cast<const StreamQuad<T> *>(A.vals + g);
-#pragma unroll
-                    for (int c = 0; c < 4; ++c) a[4 * q + c] = v.v[c];
-                }
-            } else {
-#pragma unroll
-                for (int c = 0; c < 4; ++c) ent[4 * q + c] = 0xffffffffu;
+                for (int c = 0; c < 4; ++c) a[c] = v.v[c];
             }
+        } else {
+#pragma unroll
+            for (int c = 0; c < 4; ++c) ent[c] = 0xffffffffu;
         }
     }
 };
@@ -133,97 +124,100 @@ template <class S, class Acc> __device__ __forceinline__ Acc warp_scan_by_row(co
     return v;
 }
 
-// ys[r] (+)= v: a run's share, where no other thread of the tile adds to row r.
-template <class S, class Acc> __device__ __forceinline__ void stream_add(const S &s, Acc *ys, int r, Acc v) {
-    ys[r] = s.acc_add(ys[r], v);
-}
-
 // The accumulate pass: a block per partition, in the plan's order (most entries first). The
 // partition's rows are summed in shared memory (ys); for each piece, its pair values are staged
-// in shared memory (xs) and its entries streamed a tile at a time (V consecutive entries a
-// thread, the next tile's loads in flight while one is summed). A tile's runs of one row: summed
-// by their thread; a run across threads by a segmented warp scan; a warp's first run (it may
-// continue from the warp before) is kept aside and added by warp 0 after the tile's barrier, the
-// warps' shares in warp order. Every other run is the only one of its row in the tile and is
-// added at once.
-template <class S, int V>
+// in shared memory (xs) and each thread walks its range of the piece's entries (StreamPieceShape),
+// the next group's loads in flight while one is summed. A run of one row that starts and ends
+// inside the range is the only one of its row in the piece: the thread adds it to the row at
+// once. A range's first and last runs may continue from the range before or into the one after:
+// a segmented scan over the threads in order (warps, then the warps' last runs) adds them, and the
+// thread where a row's run ends adds the row's share. Every row's sum is so formed in an order the
+// plan fixes; no atomics.
+template <class S>
 __global__ void __launch_bounds__(kStreamThreads, 1) stream_accumulate_kernel(const S s, const StreamArgs<typename S::value_type> A) {
     using T = typename S::value_type;
     using Acc = typename S::acc_type;
     constexpr int kWarps = kStreamThreads / 32;
-    static_assert(2 * kWarps * (sizeof(int32_t) + sizeof(Acc)) + 16 <= kStreamStaticSmem, "the policy counts the static share");
+    static_assert(kWarps * (2 * sizeof(int32_t) + sizeof(Acc)) + 16 <= kStreamStaticSmem, "the policy counts the static share");
     extern __shared__ __align__(16) unsigned char stream_smem[];
     Acc *ys = reinterpret_cast<Acc *>(stream_smem);
     T *xs = reinterpret_cast<T *>(stream_smem + ((size_t)A.rows * sizeof(Acc) + 15) / 16 * 16);
-    __shared__ int32_t frow[2][kWarps];
-    __shared__ __align__(8) unsigned char fsum_raw[2 * kWarps * sizeof(Acc)];
-    Acc *fsum = reinterpret_cast<Acc *>(fsum_raw);
+    __shared__ int32_t wlast[kWarps], wfirst[kWarps];
+    __shared__ __align__(8) unsigned char wsum_raw[kWarps * sizeof(Acc)];
+    Acc *wsum = reinterpret_cast<Acc *>(wsum_raw);
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int64_t k = A.order[blockIdx.x];
     const int64_t r0 = k * A.rows, nr = min(A.rows, A.nrows - r0);
     const Acc id = (Acc)s.identity();
     for (int64_t i = threadIdx.x; i < nr; i += blockDim.x) ys[i] = id;
-    constexpr int64_t kTile = (int64_t)kStreamThreads * V;
-    int par = 0;
     for (int32_t g = A.pg[k]; g < A.pg[k + 1]; ++g) {
-        __syncthreads();  // the rows' identities, the last piece's reads of xs and its deferred sums done
+        __syncthreads();  // the rows' identities, the last piece's reads of xs and its sums done
         const int64_t p0 = A.gp[g], np = (int64_t)A.gp[g + 1] - p0;
         const int64_t e0 = A.ge[g], e1 = A.ge[g + 1];
-        StreamLoad<T, V> cur, nxt;
-        cur.load(A, e0 + (int64_t)threadIdx.x * V, e1);  // in flight while the pairs are staged
+        const int64_t mine = StreamPieceShape::of((e1 - e0) / 4).groups_of(threadIdx.x);
+        const int64_t base = e0 + 4 * (int64_t)threadIdx.x, stride = 4 * (int64_t)kStreamThreads;
+        StreamGroup<T> cur, nxt;
+        cur.load(A, base, mine > 0);  // in flight while the pairs are staged
         stream_stage(A.pv, p0, np, xs);
         __syncthreads();
-        for (int64_t t0 = e0; t0 < e1; t0 += kTile) {
-            if (t0 + kTile < e1) nxt.load(A, t0 + kTile + (int64_t)threadIdx.x * V, e1);
-            // the thread's runs: the first (it may continue from the lane before) kept in
-            // (frow_t, fs), the last in (trow, ts); those between added at once
-            int frow_t = INT_MAX, trow = INT_MAX;
-            Acc fs = id, ts = id;
-            bool multi = false;
+        // the range's runs: the first (it may continue from the range before) kept in fs, the
+        // current one in (trow, ts); each run between ends with a change of row and is added at once
+        const int frow = mine > 0 && cur.ent[0] != 0xffffffffu ? (int)(cur.ent[0] >> 16) : INT_MAX;
+        int trow = frow;
+        Acc fs = id, ts = id;
+        bool first = true;
+        auto sum = [&](const StreamGroup<T> &G) {
 #pragma unroll
-            for (int c = 0; c < V; ++c) {
-                const uint32_t w = cur.ent[c];
+            for (int c = 0; c < 4; ++c) {
+                const uint32_t w = G.ent[c];
                 if (w == 0xffffffffu) continue;  // pads close a piece: none follows a pad
                 const int r = (int)(w >> 16);
-                const Acc v = (Acc)s.mul(A.vals ? cur.a[c] : T(1), xs[w & 0xffffu]);
-                if (r == trow) {
-                    ts = s.acc_add(ts, v);
-                } else {
-                    if (trow != INT_MAX) {
-                        if (!multi) frow_t = trow, fs = ts, multi = true;
-                        else stream_add(s, ys, trow, ts);
-                    }
+                const Acc v = (Acc)s.mul(A.vals ? G.a[c] : T(1), xs[w & 0xffffu]);
+                if (r != trow) {
+                    if (first) fs = ts;
+                    else ys[trow] = s.acc_add(ys[trow], ts);
+                    first = false;
                     trow = r, ts = v;
+                } else {
+                    ts = s.acc_add(ts, v);
                 }
             }
-            if (!multi) frow_t = trow, fs = ts;
-            // the tail runs across lanes
-            const Acc tv = warp_scan_by_row(s, trow, ts);
-            const int prow = __shfl_up_sync(0xffffffffu, trow, 1);
-            const Acc carry = shfl_up_any(tv, 1);
-            const int nfirst = __shfl_down_sync(0xffffffffu, frow_t, 1);
-            const int wfirst = __shfl_sync(0xffffffffu, frow_t, 0);
-            Acc *fs_w = fsum + par * kWarps;
-            if (multi) {  // the first run ends in this lane
-                const Acc v = (lane > 0 && prow == frow_t) ? s.acc_add(carry, fs) : fs;
-                if (frow_t == wfirst) frow[par][warp] = frow_t, fs_w[warp] = v;
-                else stream_add(s, ys, frow_t, v);
-            }
-            if (trow != INT_MAX && (lane == 31 || nfirst != trow)) {  // the last run ends in this lane
-                if (trow == wfirst) frow[par][warp] = trow, fs_w[warp] = tv;
-                else stream_add(s, ys, trow, tv);
-            }
-            if (lane == 0 && wfirst == INT_MAX) frow[par][warp] = INT_MAX;
-            __syncthreads();
-            if (warp == 0) {  // the warps' first runs, in warp order (a row may span warps)
-                const int fr = lane < kWarps ? frow[par][lane] : INT_MAX;
-                const Acc fv = warp_scan_by_row(s, fr, lane < kWarps ? fs_w[lane] : id);
-                const int nr2 = __shfl_down_sync(0xffffffffu, fr, 1);
-                if (fr != INT_MAX && (lane == 31 || nr2 != fr)) stream_add(s, ys, fr, fv);
-            }
-            par ^= 1;
-            cur = nxt;
+        };
+        for (int64_t q = 0; q < mine; q += 2) {  // two buffers in turn
+            nxt.load(A, base + (q + 1) * stride, q + 1 < mine);
+            sum(cur);
+            if (q + 1 >= mine) break;
+            cur.load(A, base + (q + 2) * stride, q + 2 < mine);
+            sum(nxt);
         }
+        const bool multi = !first;
+        if (!multi) fs = ts;  // one run (or none): first and last
+        // what the range passes on: its last run (its only one if it has one)
+        const int okey = multi ? trow : frow;
+        Acc ov = warp_scan_by_row(s, okey, multi ? ts : fs);
+        if (lane == 31) wlast[warp] = okey, wsum[warp] = ov;
+        if (lane == 0) wfirst[warp] = frow;
+        __syncthreads();
+        if (warp == 0) {  // the warps' last runs, chained in warp order
+            const int wk = wlast[lane];
+            const Acc wv = warp_scan_by_row(s, wk, wsum[lane]);
+            __syncwarp();
+            wsum[lane] = wv;
+        }
+        __syncthreads();
+        const int pkey = warp > 0 ? wlast[warp - 1] : INT_MAX;
+        if (warp > 0 && okey == pkey) ov = s.acc_add(wsum[warp - 1], ov);  // the chain from the warps before
+        // the run passed on by the range before this one, and the first row of the range after
+        int before_key = __shfl_up_sync(0xffffffffu, okey, 1);
+        Acc before = shfl_up_any(ov, 1);
+        if (lane == 0) before_key = pkey, before = warp > 0 ? wsum[warp - 1] : id;
+        int after_first = __shfl_down_sync(0xffffffffu, frow, 1);
+        if (lane == 31) after_first = warp + 1 < kWarps ? wfirst[warp + 1] : INT_MAX;
+        if (frow != INT_MAX && (multi || after_first != frow)) {  // the first run ends in this range
+            const Acc v = (threadIdx.x > 0 && before_key == frow) ? s.acc_add(before, fs) : fs;
+            ys[frow] = s.acc_add(ys[frow], v);
+        }
+        if (multi && after_first != trow) ys[trow] = s.acc_add(ys[trow], ts);  // so does the last
     }
     __syncthreads();
     for (int64_t i = threadIdx.x; i < nr; i += blockDim.x) {
@@ -254,7 +248,7 @@ void launch_stream(CudaBackend &be, const CudaMatrix &M, const S s, bool use_val
                     P.piece_entry.as<int64_t>(), pv, P.ent.as<uint32_t>(), use_vals ? P.val.as<T>() : nullptr,
                     P.nonempty.as<uint32_t>(), t, tp};
     const size_t sbytes = ((size_t)P.rows * sizeof(Acc) + 15) / 16 * 16 + (size_t)P.slots * sizeof(T);
-    auto kernel = stream_accumulate_kernel<S, kStreamTileEntries>;
+    auto kernel = stream_accumulate_kernel<S>;
     allow_smem(kernel, sbytes);
     kernel<<<(unsigned)P.parts, kStreamThreads, sbytes, st>>>(s, A);
     PSV_CUDA_LAUNCH_CHECK();

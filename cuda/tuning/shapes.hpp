@@ -42,12 +42,12 @@ constexpr int kHotGroups = 3;
 constexpr int kHotBlocksPerSm = 2;
 
 // The streamed product (PSV_KERNEL_STREAM): threads per block of its accumulate pass (one block
-// per SM by default, up to 128 registers a thread; entries per thread per tile:
-// kStreamTileEntries in stream.cuh), the deferred run sums of its
-// warps (two tiles' worth: row and an 8-byte sum each), and threads per block of its scatter pass
-// (two blocks per SM).
+// per SM by default, up to 64 registers a thread; each thread walks a range of a piece's entries,
+// StreamPieceShape in cuda/build/matrix.cuh), the static shared memory of its scan over the
+// ranges (each warp's first row, last row and an 8-byte sum), and threads per block of its scatter
+// pass (two blocks per SM).
 constexpr int kStreamThreads = 1024;
-constexpr size_t kStreamStaticSmem = 2 * (kStreamThreads / 32) * (4 + 8) + 64;
+constexpr size_t kStreamStaticSmem = (kStreamThreads / 32) * (4 + 4 + 8) + 64;
 constexpr int kStreamScatterThreads = 1024;
 
 }  // namespace cuda

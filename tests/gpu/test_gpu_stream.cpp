@@ -3,7 +3,7 @@
 // against a float64 reference or the CPU backend (exactly, for int32 min-plus and boolean, A and
 // A'), three runs bit-identical. The tuning policy (psv::cuda::set_policy) shrinks the rows per
 // partition and the shared memory the plan counts on, so that these small matrices take many
-// partitions and pieces: rows whose runs span threads, warps, tiles and pieces, partitions without
+// partitions and pieces: rows whose runs span threads' ranges, warps and pieces, partitions without
 // pairs (empty rows), a dense block of long rows over the same columns. Also: the plan's counts
 // and device bytes, an AUTO rule that streams, u with absent entries and products wider than the
 // plan's values (the CSR fallback), a mask and an accumulator, and an allocation failure while
