@@ -139,6 +139,7 @@ __global__ void __launch_bounds__(kStreamThreads, 1) stream_accumulate_kernel(co
     using Acc = typename S::acc_type;
     constexpr int kWarps = kStreamThreads / 32;
     static_assert(kWarps * (2 * sizeof(int32_t) + sizeof(Acc)) + 16 <= kStreamStaticSmem, "the policy counts the static share");
+    static_assert(kWarps == 32, "warp 0 chains the warps' last runs, a lane each");
     extern __shared__ __align__(16) unsigned char stream_smem[];
     Acc *ys = reinterpret_cast<Acc *>(stream_smem);
     T *xs = reinterpret_cast<T *>(stream_smem + ((size_t)A.rows * sizeof(Acc) + 15) / 16 * 16);
