@@ -84,7 +84,7 @@ __global__ void piece_padded_kernel(int64_t pieces, const int64_t *raw, int64_t 
 }
 
 // entry i of the sorted order to its place: its piece's ranges of groups of 4, group-interleaved
-// (StreamPieceShape, cuda/spmv/stream.cuh); ent and the CSR position of its value
+// (StreamPieceShape, cuda/build/matrix.cuh); ent and the CSR position of its value
 __global__ void place_kernel(int64_t nnz, const uint64_t *skey2, const uint32_t *se2, int rbits, const int64_t *raw,
                              const int64_t *ge, const uint32_t *packed, uint32_t *ent, uint32_t *src) {
     PSV_GRID_LOOP(i, nnz) {
