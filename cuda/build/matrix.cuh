@@ -137,7 +137,7 @@ struct StreamPlan {
     Buffer window_run;  // uint32 [column_blocks + 1]: first run of each column block
     Buffer run_item;    // uint32 [runs + 1]: first item of each run
     Buffer run_dest;    // uint32 [runs]: pv position of each run's first item
-    Buffer item_col;    // uint16 [pairs]: each item's column less its block's first
+    Buffer item_col;    // uint16 [pairs, rounded up to 4]: each pair's column less its block's first, in pv order
     // workspace of one product (the context's stream orders products)
     Buffer pv;  // pairs x vb
     int64_t device_bytes() const;

@@ -126,13 +126,14 @@ __global__ void window_keys_kernel(int64_t npairs, const uint64_t *pkey, uint64_
     }
 }
 
-// the scatter's items in (window, partition, column) order: each item's column in its window,
-// and a flag where a run (window, partition) starts
+// the scatter's items in (window, partition, column) order: a flag where a run (window,
+// partition) starts; and each pair's column in its window, stored at the pair's place in pv (a
+// run's items and its pv places share their alignment)
 __global__ void items_kernel(int64_t npairs, const uint32_t *swk, const uint32_t *order, const uint64_t *pkey, int cbits,
                              uint64_t cmask, int64_t cblock, uint16_t *item_col, uint32_t *rflag) {
     PSV_GRID_LOOP(q, npairs) {
         const uint64_t kq = pkey[order[q]];
-        item_col[q] = (uint16_t)((int64_t)(kq & cmask) % cblock);
+        item_col[order[q]] = (uint16_t)((int64_t)(kq & cmask) % cblock);
         rflag[q] = (q == 0 || swk[q] != swk[q - 1] || (pkey[order[q - 1]] >> cbits) != (kq >> cbits)) ? 1u : 0u;
     }
 }
@@ -307,7 +308,8 @@ StreamPlan build_stream_plan(CudaBackend &be, const CudaMatrix &M, const Policy 
         fail(PSV_ERROR_INVALID_VALUE, "the streamed product's scatter needs shared memory for a window of 32 columns");
     S.column_blocks = (ncols + S.column_block - 1) / S.column_block;
     S.window_run = Buffer(&be, (size_t)(S.column_blocks + 1) * 4);
-    S.item_col = Buffer(&be, (size_t)std::max<int64_t>(S.pairs, 1) * 2);
+    S.item_col = Buffer(&be, (size_t)(S.pairs + 3) / 4 * 8 + 8);  // read in aligned groups of 4
+    be.set_bytes(S.item_col.get(), 0, S.item_col.size());
     {
         const int64_t np = S.pairs;
         Buffer wk(&be, (size_t)np * 4), id(&be, (size_t)np * 4), swk(&be, (size_t)np * 4), ord(&be, (size_t)np * 4);

@@ -39,36 +39,68 @@ template <class T> __device__ __forceinline__ void stream_stage(const T *__restr
     }
 }
 
+// Four values of one entry group or scatter group (16-byte aligned for 4-byte values).
+template <class T> struct alignas(4 * sizeof(T)) StreamQuad {
+    T v[4];
+};
+
 // The scatter pass: block (window b, split s) stages x's window b (column_block columns) in
-// shared memory and writes its share of the window's runs, a warp per run: the run's items go to
-// consecutive places of pv from run_dest (coalesced), item q reading the window's column item_col[q].
+// shared memory and writes its share of the window's runs, a warp per run: run r fills pv's
+// places run_dest[r] .. + its length, place p with the window's column item_col[p]. The places
+// are taken in aligned groups of 4 (one 8-byte load of their columns, one store of their values;
+// the run's first and last groups write only their places in the run), up to 16 per lane in
+// flight, and the next run's bounds are loaded while one is written.
 template <class T>
 __global__ void __launch_bounds__(kStreamScatterThreads, 2)
     stream_scatter_kernel(int64_t ncols, int64_t cblock, int64_t splits, const uint32_t *__restrict__ window_run,
                           const uint32_t *__restrict__ run_item, const uint32_t *__restrict__ run_dest,
                           const uint16_t *__restrict__ item_col, const T *__restrict__ u, T *__restrict__ pv) {
+    constexpr int U = 4;  // groups of 4 a lane loads before it stores
     extern __shared__ __align__(16) unsigned char stream_smem[];
     T *xw = reinterpret_cast<T *>(stream_smem);
     const int64_t b = blockIdx.x / splits, s = blockIdx.x % splits;
     const int64_t w0 = window_run[b], len = (int64_t)window_run[b + 1] - w0;
-    const int64_t r0 = w0 + len * s / splits, r1 = w0 + len * (s + 1) / splits;
+    const uint32_t r0 = (uint32_t)(w0 + len * s / splits), r1 = (uint32_t)(w0 + len * (s + 1) / splits);  // runs < 2^32
     if (r0 == r1) return;
     const int64_t c0 = b * cblock;
+    const uint32_t lane = threadIdx.x & 31, nw = blockDim.x >> 5, warp = threadIdx.x >> 5;
+    uint32_t r = r1 - r0 > warp ? r0 + warp : r1;
+    uint32_t p0 = 0, n = 0;  // the run's first place and length (places fit 32 bits: pairs <= entries)
+    if (r < r1) p0 = __ldg(run_dest + r), n = __ldg(run_item + r + 1) - __ldg(run_item + r);
     stream_stage(u, c0, min(cblock, ncols - c0), xw);
     __syncthreads();
-    const int lane = threadIdx.x & 31, nw = blockDim.x >> 5;
-    for (int64_t r = r0 + (threadIdx.x >> 5); r < r1; r += nw) {
-        const int64_t q0 = run_item[r], n = (int64_t)run_item[r + 1] - q0;
-        T *dst = pv + run_dest[r];
-        for (int64_t i = lane; i < n; i += 4 * 32) {
-            uint16_t c[4];
+    while (r < r1) {
+        const bool more = r1 - r > nw;  // (r + nw may pass 2^32)
+        uint32_t q0 = 0, qn = 0;        // the next run's
+        if (more) q0 = __ldg(run_dest + r + nw), qn = __ldg(run_item + r + nw + 1) - __ldg(run_item + r + nw);
+        // offsets from the aligned group holding p0: the run holds [head, end)
+        const uint32_t head = p0 & 3u, end = head + n;
+        const uint2 *ic = reinterpret_cast<const uint2 *>(item_col + (p0 - head));
+        T *dst = pv + (p0 - head);
+        for (uint32_t o = 4 * lane; o < end; o += 4 * 32 * U) {
+            uint2 c[U];
 #pragma unroll
-            for (int k = 0; k < 4; ++k)
-                if (i + 32 * k < n) c[k] = __ldcs(item_col + q0 + i + 32 * k);
+            for (int k = 0; k < U; ++k)
+                if (o + 128 * k < end) c[k] = __ldcs(ic + (o + 128 * k) / 4);
 #pragma unroll
-            for (int k = 0; k < 4; ++k)
-                if (i + 32 * k < n) dst[i + 32 * k] = xw[c[k]];
+            for (int k = 0; k < U; ++k) {
+                const uint32_t ok = o + 128 * k;
+                if (ok >= end) break;
+                const uint32_t col[4] = {c[k].x & 0xffffu, c[k].x >> 16, c[k].y & 0xffffu, c[k].y >> 16};
+                if (ok >= head && ok + 4 <= end) {
+                    StreamQuad<T> v;
+#pragma unroll
+                    for (int i = 0; i < 4; ++i) v.v[i] = xw[col[i]];
+                    *reinterpret_cast<StreamQuad<T> *>(dst + ok) = v;
+                } else {
+#pragma unroll
+                    for (int i = 0; i < 4; ++i)
+                        if (ok + i >= head && ok + i < end) dst[ok + i] = xw[col[i]];
+                }
+            }
         }
+        if (!more) break;
+        r += nw, p0 = q0, n = qn;
     }
 }
 
@@ -84,11 +116,6 @@ template <class T> struct StreamArgs {
     const uint32_t *nonempty; // row flags
     T *t;
     uint8_t *tp;
-};
-
-// Four values of one entry group (16-byte aligned for 4-byte values).
-template <class T> struct alignas(4 * sizeof(T)) StreamQuad {
-    T v[4];
 };
 
 // A thread's group of 4 entries and their values (pads are 0xffffffff and end the piece).

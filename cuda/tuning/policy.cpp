@@ -65,8 +65,9 @@ Policy select_policy(const DeviceTraits &d) {
     p.stream_min_slots = 8192;
     p.stream_slots_max = 65535;
     p.stream_window_max = 65536;
-    // the scatter's column blocks vary in pairs: several waves even out the SMs
-    p.stream_scatter_waves = 4;
+    // the scatter's column blocks vary in pairs, and two run per SM: a dozen waves of SMs even
+    // out the SMs' shares (R-MAT 24: 585 column blocks, 1 block each -> 3)
+    p.stream_scatter_waves = 12;
     // AUTO streams power-law matrices of at least 2^26 entries whose x exceeds half of L2: on the
     // H200 the streamed product is ahead of the chunk kernels from R-MAT 23 (131 M entries, x
     // 34 MB) up, level at R-MAT 22 (x 17 MB) and behind on smaller graphs and on the stencil
