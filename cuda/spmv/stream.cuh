@@ -6,6 +6,8 @@
 #pragma once
 #include <climits>
 
+#include <cuda_pipeline.h>
+
 #include "cuda/build/matrix.cuh"
 #include "cuda/spmv/semiring.cuh"
 
@@ -37,6 +39,17 @@ template <class T> __device__ __forceinline__ void stream_stage(const T *__restr
             }
         }
     }
+}
+
+// Copy the 16-byte pieces holding src[p0 .. p0 + n) to shared memory at dst, asynchronously (one
+// committed group of copies a thread; __pipeline_wait_prior(0) then a barrier before reading):
+// dst[p0 % (16 / sizeof(T))] is src[p0]. dst holds up to n + 2 * 16 / sizeof(T) - 2 values; src
+// is 16-byte aligned and readable up to the 16-byte boundary past p0 + n.
+template <class T> __device__ __forceinline__ void stream_stage_async(const T *src, int64_t p0, int64_t n, T *dst) {
+    constexpr int V = 16 / sizeof(T);
+    const int64_t a0 = p0 / V, a1 = (p0 + n + V - 1) / V;
+    for (int64_t v = a0 + threadIdx.x; v < a1; v += blockDim.x) __pipeline_memcpy_async(dst + (v - a0) * V, src + v * V, 16);
+    __pipeline_commit();
 }
 
 // Four values of one entry group or scatter group (16-byte aligned for 4-byte values).
@@ -152,13 +165,14 @@ template <class S, class Acc> __device__ __forceinline__ Acc warp_scan_by_row(co
 }
 
 // The accumulate pass: a block per partition, in the plan's order (most entries first). The
-// partition's rows are summed in shared memory (ys); for each piece, its pair values are staged
-// in shared memory (xs) and each thread walks its range of the piece's entries (StreamPieceShape),
-// the next group's loads in flight while one is summed. A run of one row that starts and ends
-// inside the range is the only one of its row in the piece: the thread adds it to the row at
-// once. A range's first and last runs may continue from the range before or into the one after:
-// a segmented scan over the threads in order (warps, then the warps' last runs) adds them, and the
-// thread where a row's run ends adds the row's share. Every row's sum is so formed in an order the
+// partition's rows are summed in shared memory (ys); for each piece, its pair values are copied
+// to shared memory (xs: asynchronous copies, issued with the loads of each thread's first groups
+// while the piece before is being chained) and each thread walks its range of the piece's entries
+// (StreamPieceShape), the next groups' loads in flight while one is summed. A run of one row that
+// starts and ends inside the range is the only one of its row in the piece: the thread adds it to
+// the row at once. A range's first and last runs may continue from the range before or into the
+// one after: a segmented scan over the threads in order (warps, then the warps' last runs) adds
+// them, and the thread where a row's run ends adds the row's share. Every row's sum is so formed in an order the
 // plan fixes; no atomics.
 template <class S>
 __global__ void __launch_bounds__(kStreamThreads, 1) stream_accumulate_kernel(const S s, const StreamArgs<typename S::value_type> A) {
@@ -178,19 +192,29 @@ __global__ void __launch_bounds__(kStreamThreads, 1) stream_accumulate_kernel(co
     const int64_t r0 = k * A.rows, nr = min(A.rows, A.nrows - r0);
     const Acc id = (Acc)s.identity();
     for (int64_t i = threadIdx.x; i < nr; i += blockDim.x) ys[i] = id;
-    for (int32_t g = A.pg[k]; g < A.pg[k + 1]; ++g) {
-        __syncthreads();  // the rows' identities, the last piece's reads of xs and its sums done
-        const int64_t p0 = A.gp[g], np = (int64_t)A.gp[g + 1] - p0;
+    const int32_t gfirst = A.pg[k], gend = A.pg[k + 1];
+    const int64_t stride = 4 * (int64_t)kStreamThreads;
+    constexpr int D = kStreamGroupsInFlight + 1;  // group buffers: D - 1 loads in flight while one is summed
+    StreamGroup<T> buf[D];
+    // piece g's pair values into xs and this thread's first D - 1 groups of its entries into buf
+    auto start = [&](int32_t g) {
+        stream_stage_async(A.pv, (int64_t)A.gp[g], (int64_t)A.gp[g + 1] - A.gp[g], xs);
+        const int64_t e0 = A.ge[g], e1 = A.ge[g + 1];
+        const int64_t m = StreamPieceShape::of((e1 - e0) / 4).groups_of(threadIdx.x);
+#pragma unroll
+        for (int j = 0; j + 1 < D; ++j) buf[j].load(A, e0 + 4 * (int64_t)threadIdx.x + j * stride, j < m);
+    };
+    if (gfirst < gend) start(gfirst);
+    for (int32_t g = gfirst; g < gend; ++g) {
         const int64_t e0 = A.ge[g], e1 = A.ge[g + 1];
         const int64_t mine = StreamPieceShape::of((e1 - e0) / 4).groups_of(threadIdx.x);
-        const int64_t base = e0 + 4 * (int64_t)threadIdx.x, stride = 4 * (int64_t)kStreamThreads;
-        StreamGroup<T> cur, nxt;
-        cur.load(A, base, mine > 0);  // in flight while the pairs are staged
-        stream_stage(A.pv, p0, np, xs);
-        __syncthreads();
+        const int64_t base = e0 + 4 * (int64_t)threadIdx.x;
+        const T *xp = xs + A.gp[g] % (16 / sizeof(T));  // the piece's slot 0
+        __pipeline_wait_prior(0);
+        __syncthreads();  // the piece's pair values staged (the first: the rows' identities set)
         // the range's runs: the first (it may continue from the range before) kept in fs, the
         // current one in (trow, ts); each run between ends with a change of row and is added at once
-        const int frow = mine > 0 && cur.ent[0] != 0xffffffffu ? (int)(cur.ent[0] >> 16) : INT_MAX;
+        const int frow = mine > 0 && buf[0].ent[0] != 0xffffffffu ? (int)(buf[0].ent[0] >> 16) : INT_MAX;
         int trow = frow;
         Acc fs = id, ts = id;
         bool first = true;
@@ -200,7 +224,7 @@ __global__ void __launch_bounds__(kStreamThreads, 1) stream_accumulate_kernel(co
                 const uint32_t w = G.ent[c];
                 if (w == 0xffffffffu) continue;  // pads close a piece: none follows a pad
                 const int r = (int)(w >> 16);
-                const Acc v = (Acc)s.mul(A.vals ? G.a[c] : T(1), xs[w & 0xffffu]);
+                const Acc v = (Acc)s.mul(A.vals ? G.a[c] : T(1), xp[w & 0xffffu]);
                 if (r != trow) {
                     if (first) fs = ts;
                     else ys[trow] = s.acc_add(ys[trow], ts);
@@ -211,12 +235,13 @@ __global__ void __launch_bounds__(kStreamThreads, 1) stream_accumulate_kernel(co
                 }
             }
         };
-        for (int64_t q = 0; q < mine; q += 2) {  // two buffers in turn
-            nxt.load(A, base + (q + 1) * stride, q + 1 < mine);
-            sum(cur);
-            if (q + 1 >= mine) break;
-            cur.load(A, base + (q + 2) * stride, q + 2 < mine);
-            sum(nxt);
+        for (int64_t q = 0; q < mine; q += D) {  // the buffers in turn
+#pragma unroll
+            for (int j = 0; j < D; ++j) {
+                if (q + j >= mine) break;
+                buf[(j + D - 1) % D].load(A, base + (q + j + D - 1) * stride, q + j + D - 1 < mine);
+                sum(buf[j]);
+            }
         }
         const bool multi = !first;
         if (!multi) fs = ts;  // one run (or none): first and last
@@ -225,7 +250,8 @@ __global__ void __launch_bounds__(kStreamThreads, 1) stream_accumulate_kernel(co
         Acc ov = warp_scan_by_row(s, okey, multi ? ts : fs);
         if (lane == 31) wlast[warp] = okey, wsum[warp] = ov;
         if (lane == 0) wfirst[warp] = frow;
-        __syncthreads();
+        __syncthreads();  // every range summed: xs is free
+        if (g + 1 < gend) start(g + 1);  // in flight while the ranges are chained
         if (warp == 0) {  // the warps' last runs, chained in warp order
             const int wk = wlast[lane];
             const Acc wv = warp_scan_by_row(s, wk, wsum[lane]);
@@ -275,7 +301,7 @@ void launch_stream(CudaBackend &be, const CudaMatrix &M, const S s, bool use_val
     StreamArgs<T> A{M.nrows, P.rows, P.order.as<int32_t>(), P.part_piece.as<int32_t>(), P.piece_pair.as<uint32_t>(),
                     P.piece_entry.as<int64_t>(), pv, P.ent.as<uint32_t>(), use_vals ? P.val.as<T>() : nullptr,
                     P.nonempty.as<uint32_t>(), t, tp};
-    const size_t sbytes = ((size_t)P.rows * sizeof(Acc) + 15) / 16 * 16 + (size_t)P.slots * sizeof(T);
+    const size_t sbytes = ((size_t)P.rows * sizeof(Acc) + 15) / 16 * 16 + (size_t)P.slots * sizeof(T) + kStreamStageSlack;
     auto kernel = stream_accumulate_kernel<S>;
     allow_smem(kernel, sbytes);
     kernel<<<(unsigned)P.parts, kStreamThreads, sbytes, st>>>(s, A);

@@ -133,8 +133,8 @@ struct Policy {
     // The streamed plan's shape for values of vb bytes: rows per partition and pair slots per piece.
     // An accumulate block holds its partition's rows (8 bytes each, the widest accumulator) and a
     // piece's pair values in what stream_blocks_per_sm blocks leave of an SM's shared memory (less
-    // the kernel's static part and a block's reserve). Rows: tuning::stream_partition_rows,
-    // halved until stream_min_slots slots fit; slots: the rest, at most 65535 (16-bit slots), a
+    // the kernel's static part, the staging slack and a block's reserve). Rows:
+    // tuning::stream_partition_rows, halved until stream_min_slots slots fit; slots: the rest, at most 65535 (16-bit slots), a
     // multiple of 32, at most stream_slots_max. Rows stay below 65535 (16-bit rows; 0xffff marks
     // padding).
     struct StreamShape {
@@ -144,7 +144,7 @@ struct Policy {
         if (vb == 0) vb = 4;
         size_t per_block = smem_per_sm / (size_t)(stream_blocks_per_sm > 0 ? stream_blocks_per_sm : 1);
         if (per_block > smem_optin) per_block = smem_optin;
-        const size_t fixed = kStreamStaticSmem + stream_block_reserve;
+        const size_t fixed = kStreamStaticSmem + kStreamStageSlack + stream_block_reserve;
         per_block = per_block > fixed ? per_block - fixed : 0;
         StreamShape z;
         int64_t r = tuning::stream_partition_rows(nrows, sms, stream_rows, stream_parts_per_sm);

@@ -44,10 +44,14 @@ constexpr int kHotBlocksPerSm = 2;
 // The streamed product (PSV_KERNEL_STREAM): threads per block of its accumulate pass (one block
 // per SM by default, up to 64 registers a thread; each thread walks a range of a piece's entries,
 // StreamPieceShape in cuda/build/matrix.cuh), the static shared memory of its scan over the
-// ranges (each warp's first row, last row and an 8-byte sum), and threads per block of its scatter
-// pass (two blocks per SM).
+// ranges (each warp's first row, last row and an 8-byte sum), the bytes a piece's staged pair
+// values may take beyond its slots (they are copied in aligned 16-byte pieces), the loads of entry
+// groups each thread keeps in flight while it sums one, and threads per block of its scatter pass
+// (two blocks per SM).
 constexpr int kStreamThreads = 1024;
 constexpr size_t kStreamStaticSmem = (kStreamThreads / 32) * (4 + 4 + 8) + 64;
+constexpr size_t kStreamStageSlack = 32;
+constexpr int kStreamGroupsInFlight = 1;
 constexpr int kStreamScatterThreads = 1024;
 
 }  // namespace cuda
