@@ -5,9 +5,10 @@
 namespace {
 
 // PageRank / HITS / RWR vector steps for the cuSPARSE-based versions (same definitions as psv),
-// written as a user would write them well: restrict-qualified pointers (each element's loads may
-// move above the stores before them), one double atomic per block (per-warp atomics on one
-// address serialize), a grid of one wave (kStepThreads threads, kStepBlocksPerSm blocks per SM).
+// written as a user would write them well: restrict-qualified pointers and a constant loop stride
+// (each element's loads may move above the stores before them: STEP_LOOP), one double atomic per
+// block (per-warp atomics on one address serialize), a grid of one wave (kStepThreads threads,
+// kStepBlocksPerSm blocks per SM).
 constexpr int kStepThreads = 256, kStepBlocksPerSm = 8;
 unsigned step_grid(int64_t n) {
     static const int sms = [] {
@@ -19,6 +20,14 @@ unsigned step_grid(int64_t n) {
     const int64_t b = (n + kStepThreads - 1) / kStepThreads;
     return (unsigned)std::max<int64_t>(1, std::min<int64_t>(b, (int64_t)sms * kStepBlocksPerSm));
 }
+// The steps' loop: each block takes a contiguous share of [0, n), its threads kStepThreads apart.
+// The stride is a constant, so the compiler may move an element's loads above the stores of the
+// elements before it; with a grid-sized stride (not known to be nonzero) an in-place step waits a
+// whole load latency per element.
+#define STEP_LOOP(i, n)                                                                                           \
+    for (int64_t i##_per = ((n) + gridDim.x - 1) / gridDim.x,                                                     \
+                 i##_end = min((int64_t)(n), (int64_t)(blockIdx.x + 1) * i##_per), i = blockIdx.x * i##_per + threadIdx.x; \
+         i < i##_end; i += kStepThreads)
 // *out += the block's sum of v (every thread of the block calls it; one atomic, none for 0).
 __device__ void block_sum_add(double v, double *out) {
     __shared__ double part[kStepThreads / 32];
@@ -35,7 +44,7 @@ __global__ void __launch_bounds__(kStepThreads) pr_scale_kernel(int64_t n, const
                                                                  const float *__restrict__ inv, float *__restrict__ w,
                                                                  double *dangling) {
     double s = 0;
-    GLOOP(i, n) {
+    STEP_LOOP(i, n) {
         const float ri = r[i], iv = inv[i];
         w[i] = ri * iv;
         if (iv == 0.0f) s += ri;
@@ -47,7 +56,7 @@ __global__ void __launch_bounds__(kStepThreads) pr_update_kernel(int64_t n, cons
                                                                   const double *dangling, double *diff) {
     const double base = ((1.0 - damping) + damping * *dangling) / (double)n;
     double s = 0;
-    GLOOP(i, n) {
+    STEP_LOOP(i, n) {
         const float v = (float)(base + damping * (double)t[i]);
         s += fabs((double)v - (double)r[i]);
         r[i] = v;
@@ -56,7 +65,7 @@ __global__ void __launch_bounds__(kStepThreads) pr_update_kernel(int64_t n, cons
 }
 __global__ void __launch_bounds__(kStepThreads) sum_kernel(int64_t n, const float *__restrict__ x, double *out) {
     double s = 0;
-    GLOOP(i, n) s += x[i];
+    STEP_LOOP(i, n) s += x[i];
     block_sum_add(s, out);
 }
 __global__ void __launch_bounds__(kStepThreads) normalize_diff_kernel(int64_t n, float *__restrict__ x,
@@ -64,7 +73,7 @@ __global__ void __launch_bounds__(kStepThreads) normalize_diff_kernel(int64_t n,
                                                                        const float *__restrict__ prev, double *diff) {
     const double t = *total;
     double s = 0;
-    GLOOP(i, n) {
+    STEP_LOOP(i, n) {
         const float v = t != 0 ? (float)((double)x[i] / t) : x[i];
         x[i] = v;
         s += fabs((double)v - (double)prev[i]);
@@ -75,7 +84,7 @@ __global__ void __launch_bounds__(kStepThreads) rwr_update_kernel(int64_t n, con
                                                                    float *__restrict__ R, double c, int64_t q,
                                                                    double *diff) {
     double s = 0;
-    GLOOP(i, n) {
+    STEP_LOOP(i, n) {
         const float v = (float)(c * (double)T[i] + (i == q ? 1.0 - c : 0.0));
         s += fabs((double)v - (double)R[i]);
         R[i] = v;
