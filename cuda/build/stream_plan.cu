@@ -308,8 +308,8 @@ StreamPlan build_stream_plan(CudaBackend &be, const CudaMatrix &M, const Policy 
         fail(PSV_ERROR_INVALID_VALUE, "the streamed product's scatter needs shared memory for a window of 32 columns");
     S.column_blocks = (ncols + S.column_block - 1) / S.column_block;
     S.window_run = Buffer(&be, (size_t)(S.column_blocks + 1) * 4);
-    S.item_col = Buffer(&be, (size_t)(S.pairs + 3) / 4 * 8 + 8);  // read in aligned groups of 4
-    be.set_bytes(S.item_col.get(), 0, S.item_col.size());
+    S.item_col = Buffer(&be, (size_t)(S.pairs + 3) / 4 * 8);  // read in aligned groups of 4: the last one's tail zeroed
+    be.set_bytes(S.item_col.as<uint16_t>() + S.pairs, 0, S.item_col.size() - (size_t)S.pairs * 2);
     {
         const int64_t np = S.pairs;
         Buffer wk(&be, (size_t)np * 4), id(&be, (size_t)np * 4), swk(&be, (size_t)np * 4), ord(&be, (size_t)np * 4);

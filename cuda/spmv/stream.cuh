@@ -14,33 +14,6 @@
 namespace psv {
 namespace cuda {
 
-// Copy src[p0 .. p0 + n) to dst[0 .. n) with 16-byte loads (src 16-byte aligned and readable up
-// to the 16-byte boundary past p0 + n), four of them in flight per thread.
-template <class T> __device__ __forceinline__ void stream_stage(const T *__restrict__ src, int64_t p0, int64_t n, T *dst) {
-    constexpr int V = 16 / sizeof(T);
-    const uint4 *s4 = reinterpret_cast<const uint4 *>(src);
-    const int64_t a0 = p0 / V, a1 = (p0 + n + V - 1) / V;
-    for (int64_t v = a0 + threadIdx.x; v < a1; v += 4 * (int64_t)blockDim.x) {
-        uint4 q[4];
-#pragma unroll
-        for (int k = 0; k < 4; ++k) {
-            const int64_t vk = v + k * (int64_t)blockDim.x;
-            if (vk < a1) q[k] = s4[vk];
-        }
-#pragma unroll
-        for (int k = 0; k < 4; ++k) {
-            const int64_t vk = v + k * (int64_t)blockDim.x;
-            if (vk >= a1) break;
-            const T *e = reinterpret_cast<const T *>(&q[k]);
-#pragma unroll
-            for (int c = 0; c < V; ++c) {
-                const int64_t i = vk * V + c - p0;
-                if (i >= 0 && i < n) dst[i] = e[c];
-            }
-        }
-    }
-}
-
 // Copy the 16-byte pieces holding src[p0 .. p0 + n) to shared memory at dst, asynchronously (one
 // committed group of copies a thread; __pipeline_wait_prior(0) then a barrier before reading):
 // dst[p0 % (16 / sizeof(T))] is src[p0]. dst holds up to n + 2 * 16 / sizeof(T) - 2 values; src
@@ -80,7 +53,8 @@ __global__ void __launch_bounds__(kStreamScatterThreads, 2)
     uint32_t r = r1 - r0 > warp ? r0 + warp : r1;
     uint32_t p0 = 0, n = 0;  // the run's first place and length (places fit 32 bits: pairs <= entries)
     if (r < r1) p0 = __ldg(run_dest + r), n = __ldg(run_item + r + 1) - __ldg(run_item + r);
-    stream_stage(u, c0, min(cblock, ncols - c0), xw);
+    stream_stage_async(u, c0, min(cblock, ncols - c0), xw);  // c0 a multiple of 32: xw[0] is u[c0]
+    __pipeline_wait_prior(0);
     __syncthreads();
     while (r < r1) {
         const bool more = r1 - r > nw;  // (r + nw may pass 2^32)
