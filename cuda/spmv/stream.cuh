@@ -105,22 +105,18 @@ template <class T> struct StreamArgs {
     uint8_t *tp;
 };
 
-// A thread's group of 4 entries and their values (pads are 0xffffffff and end the piece).
+// A thread's group of 4 entries and their values (pads are 0xffffffff and end the piece: only a
+// piece's last group holds any, at its end).
 template <class T> struct StreamGroup {
     uint32_t ent[4];
     T a[4];
-    __device__ __forceinline__ void load(const StreamArgs<T> &A, int64_t e, bool have) {
-        if (have) {
-            const uint4 w = __ldcs(reinterpret_cast<const uint4 *>(A.ent + e));
-            ent[0] = w.x, ent[1] = w.y, ent[2] = w.z, ent[3] = w.w;
-            if (A.vals) {
-                const StreamQuad<T> v = *reinterpret_cast<const StreamQuad<T> *>(A.vals + e);
+    __device__ __forceinline__ void load(const StreamArgs<T> &A, int64_t e) {
+        const uint4 w = __ldcs(reinterpret_cast<const uint4 *>(A.ent + e));
+        ent[0] = w.x, ent[1] = w.y, ent[2] = w.z, ent[3] = w.w;
+        if (A.vals) {
+            const StreamQuad<T> v = *reinterpret_cast<const StreamQuad<T> *>(A.vals + e);
 #pragma unroll
-                for (int c = 0; c < 4; ++c) a[c] = v.v[c];
-            }
-        } else {
-#pragma unroll
-            for (int c = 0; c < 4; ++c) ent[c] = 0xffffffffu;
+            for (int c = 0; c < 4; ++c) a[c] = v.v[c];
         }
     }
 };
@@ -167,57 +163,62 @@ __global__ void __launch_bounds__(kStreamThreads, 1) stream_accumulate_kernel(co
     const Acc id = (Acc)s.identity();
     for (int64_t i = threadIdx.x; i < nr; i += blockDim.x) ys[i] = id;
     const int32_t gfirst = A.pg[k], gend = A.pg[k + 1];
-    const int64_t stride = 4 * (int64_t)kStreamThreads;
-    constexpr int D = kStreamGroupsInFlight + 1;  // group buffers: D - 1 loads in flight while one is summed
+    constexpr int D = stream_groups_in_flight(sizeof(T)) + 1;  // group buffers: D - 1 loads in flight while one is summed
     StreamGroup<T> buf[D];
-    // piece g's pair values into xs and this thread's first D - 1 groups of its entries into buf
+    // piece g's pair values into xs and this thread's first D - 1 groups of its entries into buf.
+    // Group loads are never skipped: past the thread's last group they read the piece's last one
+    // (a piece holds at least one), so no load is merged with a default value (which would make
+    // the loop wait on it where it is issued).
+    auto group = [&](int64_t e0, int64_t groups, int64_t j) {  // the j-th group of this thread's range
+        return e0 + 4 * min((int64_t)threadIdx.x + j * kStreamThreads, groups - 1);
+    };
     auto start = [&](int32_t g) {
         stream_stage_async(A.pv, (int64_t)A.gp[g], (int64_t)A.gp[g + 1] - A.gp[g], xs);
-        const int64_t e0 = A.ge[g], e1 = A.ge[g + 1];
-        const int64_t m = StreamPieceShape::of((e1 - e0) / 4).groups_of(threadIdx.x);
+        const int64_t e0 = A.ge[g], groups = (A.ge[g + 1] - e0) / 4;
 #pragma unroll
-        for (int j = 0; j + 1 < D; ++j) buf[j].load(A, e0 + 4 * (int64_t)threadIdx.x + j * stride, j < m);
+        for (int j = 0; j + 1 < D; ++j) buf[j].load(A, group(e0, groups, j));
     };
     if (gfirst < gend) start(gfirst);
     for (int32_t g = gfirst; g < gend; ++g) {
-        const int64_t e0 = A.ge[g], e1 = A.ge[g + 1];
-        const int64_t mine = StreamPieceShape::of((e1 - e0) / 4).groups_of(threadIdx.x);
-        const int64_t base = e0 + 4 * (int64_t)threadIdx.x;
+        const int64_t e0 = A.ge[g], groups = (A.ge[g + 1] - e0) / 4;
+        const int64_t mine = StreamPieceShape::of(groups).groups_of(threadIdx.x);
         const T *xp = xs + A.gp[g] % (16 / sizeof(T));  // the piece's slot 0
         __pipeline_wait_prior(0);
         __syncthreads();  // the piece's pair values staged (the first: the rows' identities set)
-        // the range's runs: the first (it may continue from the range before) kept in fs, the
-        // current one in (trow, ts); each run between ends with a change of row and is added at once
+        // the range's runs: the first (row frow; it may continue from the range before) kept in
+        // fs, the current one in (trow, ts); each run between ends with a change of row and is
+        // added at once. A row has one run in a range (rows ascend), so trow == frow marks the first.
         const int frow = mine > 0 && buf[0].ent[0] != 0xffffffffu ? (int)(buf[0].ent[0] >> 16) : INT_MAX;
         int trow = frow;
         Acc fs = id, ts = id;
-        bool first = true;
+        auto step = [&](uint32_t w, T a) {
+            const int r = (int)(w >> 16);
+            const Acc v = (Acc)s.mul(A.vals ? a : T(1), xp[w & 0xffffu]);
+            const bool ch = r != trow;
+            fs = ch && trow == frow ? ts : fs;
+            if (ch && trow != frow) ys[trow] = s.acc_add(ys[trow], ts);
+            ts = ch ? v : s.acc_add(ts, v);
+            trow = r;
+        };
         auto sum = [&](const StreamGroup<T> &G) {
+            if (G.ent[3] != 0xffffffffu) {  // a whole group (pads only end a piece's last group)
 #pragma unroll
-            for (int c = 0; c < 4; ++c) {
-                const uint32_t w = G.ent[c];
-                if (w == 0xffffffffu) continue;  // pads close a piece: none follows a pad
-                const int r = (int)(w >> 16);
-                const Acc v = (Acc)s.mul(A.vals ? G.a[c] : T(1), xp[w & 0xffffu]);
-                if (r != trow) {
-                    if (first) fs = ts;
-                    else ys[trow] = s.acc_add(ys[trow], ts);
-                    first = false;
-                    trow = r, ts = v;
-                } else {
-                    ts = s.acc_add(ts, v);
-                }
+                for (int c = 0; c < 4; ++c) step(G.ent[c], G.a[c]);
+            } else {
+#pragma unroll
+                for (int c = 0; c < 3; ++c)
+                    if (G.ent[c] != 0xffffffffu) step(G.ent[c], G.a[c]);
             }
         };
         for (int64_t q = 0; q < mine; q += D) {  // the buffers in turn
 #pragma unroll
             for (int j = 0; j < D; ++j) {
                 if (q + j >= mine) break;
-                buf[(j + D - 1) % D].load(A, base + (q + j + D - 1) * stride, q + j + D - 1 < mine);
+                buf[(j + D - 1) % D].load(A, group(e0, groups, q + j + D - 1));
                 sum(buf[j]);
             }
         }
-        const bool multi = !first;
+        const bool multi = trow != frow;
         if (!multi) fs = ts;  // one run (or none): first and last
         // what the range passes on: its last run (its only one if it has one)
         const int okey = multi ? trow : frow;

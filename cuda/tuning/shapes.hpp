@@ -2,6 +2,7 @@
 // shared memory at compile time. Plain C++ (no CUDA header): the policy (policy.hpp), the tests
 // and the bench read them too. The run-time numbers and rule inputs are Policy fields.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 
 namespace psv {
@@ -46,12 +47,12 @@ constexpr int kHotBlocksPerSm = 2;
 // StreamPieceShape in cuda/build/matrix.cuh), the static shared memory of its scan over the
 // ranges (each warp's first row, last row and an 8-byte sum), the bytes a piece's staged pair
 // values may take beyond its slots (they are copied in aligned 16-byte pieces), the loads of entry
-// groups each thread keeps in flight while it sums one, and threads per block of its scatter pass
-// (two blocks per SM).
+// groups each thread keeps in flight while it sums one (fewer for 8-byte values, whose groups take
+// twice the registers), and threads per block of its scatter pass (two blocks per SM).
 constexpr int kStreamThreads = 1024;
 constexpr size_t kStreamStaticSmem = (kStreamThreads / 32) * (4 + 4 + 8) + 64;
 constexpr size_t kStreamStageSlack = 32;
-constexpr int kStreamGroupsInFlight = 1;
+constexpr int stream_groups_in_flight(size_t value_bytes) { return value_bytes <= 4 ? 2 : 1; }
 constexpr int kStreamScatterThreads = 1024;
 
 }  // namespace cuda
