@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/algo_steps.hpp"
+#include "cuda/algo/pagerank_fused.hpp"
 #include "cuda/internal.hpp"
 #include "cuda/runtime/backend.cuh"
 #include "cuda/vector/reduce.cuh"
@@ -21,6 +22,10 @@ public:
                         const LoopState *state) override;
     void pagerank_update(int64_t n, const float *t, float *r, double damping, const double *dangling,
                          const float *personal, LoopState *state) override;
+    std::unique_ptr<FusedIteration> pagerank_fused(const MatrixStore &AT, float *r, const float *inv_outdeg, double damping,
+                                                   const float *personal, LoopState *state) override {
+        return cuda::pagerank_fused(be_, AT, r, inv_outdeg, damping, personal, state);
+    }
     void run_loop(const std::function<void()> &iteration, LoopState *state, int64_t entries,
                   LoopState &final_host) override;
     void sum(int64_t n, const float *x, double *out) override;

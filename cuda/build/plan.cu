@@ -67,8 +67,10 @@ int64_t auto_hot(const CudaMatrix &M, const ColumnStats &cs, const Policy &p, si
 
 // PSV_KERNEL_AUTO streams (PSV_KERNEL_STREAM), where the policy lets it (stream_auto), a
 // power-law matrix of at least stream_min_entries entries of values of at most
-// stream_max_value_bytes whose x exceeds stream_l2_share of L2: there the chunk kernels' random
-// reads of x are bound by the L2's random-read rate.
+// stream_max_value_bytes whose x exceeds stream_l2_share of L2 (the device policy: any x): the
+// chunk kernels' random reads of x are bound by the L2's random-read rate, and on power-law
+// graphs of that size the streamed product's bytes cost less than those reads even where x fits
+// in L2.
 bool auto_stream(const CudaMatrix &M, const ColumnStats &cs, const Policy &p, size_t vb) {
     const double x_bytes = (double)M.ncols * (double)vb;
     return p.stream_auto && power_law(M, cs, p) && M.nvals >= p.stream_min_entries && M.nvals <= (int64_t)UINT32_MAX &&

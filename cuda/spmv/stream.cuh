@@ -30,31 +30,45 @@ template <class T> struct alignas(4 * sizeof(T)) StreamQuad {
     T v[4];
 };
 
+// Where the scatter's x window comes from (the scatter's Src): u as it is, copied to shared
+// memory asynchronously. A fused algorithm step supplies its own (cuda/algo/pagerank_fused.cu):
+// skip() ends every block at once (an ended loop); stage(xw, c0, n, b, s) leaves x(c0 .. c0 + n)
+// in xw[0 .. n) for block (window b, split s), all threads calling it, the caller's barrier after;
+// stages_empty(s): split s stages its window even where it writes no run.
+template <class T> struct StreamSourceU {
+    const T *u;
+    __device__ bool skip() const { return false; }
+    __device__ bool stages_empty(int64_t) const { return false; }
+    __device__ void stage(T *xw, int64_t c0, int64_t n, int64_t, int64_t) const {
+        stream_stage_async(u, c0, n, xw);
+        __pipeline_wait_prior(0);
+    }
+};
+
 // The scatter pass: block (window b, split s) stages x's window b (column_block columns) in
 // shared memory and writes its share of the window's runs, a warp per run: run r fills pv's
 // places run_dest[r] .. + its length, place p with the window's column item_col[p]. The places
 // are taken in aligned groups of 4 (one 8-byte load of their columns, one store of their values;
 // the run's first and last groups write only their places in the run), up to 16 per lane in
 // flight, and the next run's bounds are loaded while one is written.
-template <class T>
+template <class T, class Src>
 __global__ void __launch_bounds__(kStreamScatterThreads, 2)
     stream_scatter_kernel(int64_t ncols, int64_t cblock, int64_t splits, const uint32_t *__restrict__ window_run,
                           const uint32_t *__restrict__ run_item, const uint32_t *__restrict__ run_dest,
-                          const uint16_t *__restrict__ item_col, const T *__restrict__ u, T *__restrict__ pv) {
+                          const uint16_t *__restrict__ item_col, const Src src, T *__restrict__ pv) {
     constexpr int U = 4;  // groups of 4 a lane loads before it stores
     extern __shared__ __align__(16) unsigned char stream_smem[];
     T *xw = reinterpret_cast<T *>(stream_smem);
     const int64_t b = blockIdx.x / splits, s = blockIdx.x % splits;
     const int64_t w0 = window_run[b], len = (int64_t)window_run[b + 1] - w0;
     const uint32_t r0 = (uint32_t)(w0 + len * s / splits), r1 = (uint32_t)(w0 + len * (s + 1) / splits);  // runs < 2^32
-    if (r0 == r1) return;
+    if (src.skip() || (r0 == r1 && !src.stages_empty(s))) return;
     const int64_t c0 = b * cblock;
     const uint32_t lane = threadIdx.x & 31, nw = blockDim.x >> 5, warp = threadIdx.x >> 5;
     uint32_t r = r1 - r0 > warp ? r0 + warp : r1;
     uint32_t p0 = 0, n = 0;  // the run's first place and length (places fit 32 bits: pairs <= entries)
     if (r < r1) p0 = __ldg(run_dest + r), n = __ldg(run_item + r + 1) - __ldg(run_item + r);
-    stream_stage_async(u, c0, min(cblock, ncols - c0), xw);  // c0 a multiple of 32: xw[0] is u[c0]
-    __pipeline_wait_prior(0);
+    src.stage(xw, c0, min(cblock, ncols - c0), b, s);  // c0 a multiple of 32: xw[0] is x(c0)
     __syncthreads();
     while (r < r1) {
         const bool more = r1 - r > nw;  // (r + nw may pass 2^32)
@@ -134,6 +148,23 @@ template <class S, class Acc> __device__ __forceinline__ Acc warp_scan_by_row(co
     return v;
 }
 
+// What the accumulate pass does with its partition's row sums (the accumulate kernel's Out): the
+// product's t (and t's present flags). A fused algorithm step supplies its own
+// (cuda/algo/pagerank_fused.cu): skip() ends every block at once; finish(A, ys, r0, nr, k,
+// scratch) takes rows r0 .. r0 + nr of partition k from ys, all threads calling it after a
+// barrier, with kStreamThreads / 32 x 8 bytes of shared scratch.
+struct StreamOutT {
+    __device__ bool skip() const { return false; }
+    template <class T, class Acc>
+    __device__ void finish(const StreamArgs<T> &A, const Acc *ys, int64_t r0, int64_t nr, int64_t, void *) const {
+        for (int64_t i = threadIdx.x; i < nr; i += blockDim.x) {
+            const int64_t row = r0 + i;
+            A.t[row] = (T)ys[i];
+            if (A.tp) A.tp[row] = (uint8_t)((A.nonempty[row >> 5] >> (row & 31)) & 1u);
+        }
+    }
+};
+
 // The accumulate pass: a block per partition, in the plan's order (most entries first). The
 // partition's rows are summed in shared memory (ys); for each piece, its pair values are copied
 // to shared memory (xs: asynchronous copies, issued with the loads of each thread's first groups
@@ -144,19 +175,21 @@ template <class S, class Acc> __device__ __forceinline__ Acc warp_scan_by_row(co
 // one after: a segmented scan over the threads in order (warps, then the warps' last runs) adds
 // them, and the thread where a row's run ends adds the row's share. Every row's sum is so formed in an order the
 // plan fixes; no atomics.
-template <class S>
-__global__ void __launch_bounds__(kStreamThreads, 1) stream_accumulate_kernel(const S s, const StreamArgs<typename S::value_type> A) {
+template <class S, class Out>
+__global__ void __launch_bounds__(kStreamThreads, 1)
+    stream_accumulate_kernel(const S s, const StreamArgs<typename S::value_type> A, const Out out) {
     using T = typename S::value_type;
     using Acc = typename S::acc_type;
     constexpr int kWarps = kStreamThreads / 32;
-    static_assert(kWarps * (2 * sizeof(int32_t) + sizeof(Acc)) + 16 <= kStreamStaticSmem, "the policy counts the static share");
+    static_assert(sizeof(Acc) <= 8 && kWarps * (2 * sizeof(int32_t) + 8) + 16 <= kStreamStaticSmem, "the policy counts the static share");
     static_assert(kWarps == 32, "warp 0 chains the warps' last runs, a lane each");
     extern __shared__ __align__(16) unsigned char stream_smem[];
     Acc *ys = reinterpret_cast<Acc *>(stream_smem);
     T *xs = reinterpret_cast<T *>(stream_smem + ((size_t)A.rows * sizeof(Acc) + 15) / 16 * 16);
     __shared__ int32_t wlast[kWarps], wfirst[kWarps];
-    __shared__ __align__(8) unsigned char wsum_raw[kWarps * sizeof(Acc)];
+    __shared__ __align__(8) unsigned char wsum_raw[kWarps * 8];  // also out.finish's scratch
     Acc *wsum = reinterpret_cast<Acc *>(wsum_raw);
+    if (out.skip()) return;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int64_t k = A.order[blockIdx.x];
     const int64_t r0 = k * A.rows, nr = min(A.rows, A.nrows - r0);
@@ -249,16 +282,13 @@ __global__ void __launch_bounds__(kStreamThreads, 1) stream_accumulate_kernel(co
         if (multi && after_first != trow) ys[trow] = s.acc_add(ys[trow], ts);  // so does the last
     }
     __syncthreads();
-    for (int64_t i = threadIdx.x; i < nr; i += blockDim.x) {
-        const int64_t row = r0 + i;
-        A.t[row] = (T)ys[i];
-        if (A.tp) A.tp[row] = (uint8_t)((A.nonempty[row >> 5] >> (row & 31)) & 1u);
-    }
+    out.finish(A, ys, r0, nr, k, wsum_raw);
 }
 
-template <class S>
-void launch_stream(CudaBackend &be, const CudaMatrix &M, const S s, bool use_vals, const typename S::value_type *u,
-                   typename S::value_type *t, uint8_t *tp) {
+// The two passes of one product over M's streamed plan: x from src, the row sums to out.
+template <class S, class Src, class Out>
+void launch_stream_with(CudaBackend &be, const CudaMatrix &M, const S s, bool use_vals, const Src &src, const Out &out,
+                        typename S::value_type *t, uint8_t *tp) {
     using T = typename S::value_type;
     using Acc = typename S::acc_type;
     static_assert(sizeof(Acc) <= 8, "the plan counts 8 bytes a row");
@@ -267,20 +297,28 @@ void launch_stream(CudaBackend &be, const CudaMatrix &M, const S s, bool use_val
     T *pv = P.pv.as<T>();
     {
         const size_t wbytes = (size_t)P.column_block * sizeof(T);
-        allow_smem(stream_scatter_kernel<T>, wbytes);
-        stream_scatter_kernel<T><<<(unsigned)(P.column_blocks * P.splits), kStreamScatterThreads, wbytes, st>>>(
+        auto kernel = stream_scatter_kernel<T, Src>;
+        allow_smem(kernel, wbytes);
+        kernel<<<(unsigned)(P.column_blocks * P.splits), kStreamScatterThreads, wbytes, st>>>(
             M.ncols, P.column_block, P.splits, P.window_run.as<uint32_t>(), P.run_item.as<uint32_t>(), P.run_dest.as<uint32_t>(),
-            P.item_col.as<uint16_t>(), u, pv);
+            P.item_col.as<uint16_t>(), src, pv);
         PSV_CUDA_LAUNCH_CHECK();
     }
     StreamArgs<T> A{M.nrows, P.rows, P.order.as<int32_t>(), P.part_piece.as<int32_t>(), P.piece_pair.as<uint32_t>(),
                     P.piece_entry.as<int64_t>(), pv, P.ent.as<uint32_t>(), use_vals ? P.val.as<T>() : nullptr,
                     P.nonempty.as<uint32_t>(), t, tp};
     const size_t sbytes = ((size_t)P.rows * sizeof(Acc) + 15) / 16 * 16 + (size_t)P.slots * sizeof(T) + kStreamStageSlack;
-    auto kernel = stream_accumulate_kernel<S>;
+    auto kernel = stream_accumulate_kernel<S, Out>;
     allow_smem(kernel, sbytes);
-    kernel<<<(unsigned)P.parts, kStreamThreads, sbytes, st>>>(s, A);
+    kernel<<<(unsigned)P.parts, kStreamThreads, sbytes, st>>>(s, A, out);
     PSV_CUDA_LAUNCH_CHECK();
+}
+
+// t = M (+).(x) u (t's present flags into tp where given) by the streamed plan.
+template <class S>
+void launch_stream(CudaBackend &be, const CudaMatrix &M, const S s, bool use_vals, const typename S::value_type *u,
+                   typename S::value_type *t, uint8_t *tp) {
+    launch_stream_with(be, M, s, use_vals, StreamSourceU<typename S::value_type>{u}, StreamOutT{}, t, tp);
 }
 
 }  // namespace cuda

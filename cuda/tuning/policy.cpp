@@ -68,13 +68,13 @@ Policy select_policy(const DeviceTraits &d) {
     // the scatter's column blocks vary in pairs, and two run per SM: a dozen waves of SMs even
     // out the SMs' shares (R-MAT 24: 585 column blocks, 1 block each -> 3)
     p.stream_scatter_waves = 12;
-    // AUTO streams power-law matrices of at least 2^26 entries whose x exceeds half of L2: on the
-    // H200 the streamed product is ahead of the chunk kernels from R-MAT 23 (131 M entries, x
-    // 34 MB) up, level at R-MAT 22 (x 17 MB) and behind on smaller graphs and on the stencil
+    // AUTO streams power-law matrices of at least 2^23 entries, whatever the size of x: on the
+    // H200 the streamed product is ahead of the chunk kernels from R-MAT 20 (16 M entries, x
+    // 4 MB, in L2) up, level at R-MAT 19 (8 M) and behind on smaller graphs and on the stencil
     // (docs/benchmarks.md)
     p.stream_auto = true;
-    p.stream_min_entries = 1ll << 26;
-    p.stream_l2_share = 0.5;
+    p.stream_min_entries = 1ll << 23;
+    p.stream_l2_share = 0.0;
     // the model's coefficients for the rewritten streamed product chose it at R-MAT 20 and 22,
     // where it is behind or level: the rule alone chooses it
     p.stream_in_model = false;

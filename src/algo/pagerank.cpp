@@ -6,6 +6,8 @@
 // repeats it: on CUDA several iterations per host round trip for a small matrix, the steps doing
 // nothing past the converged iteration, so the rank and the count are those of a loop that reads
 // the difference back every iteration.
+// Where the backend fuses the iteration into the product's passes (AlgoSteps::pagerank_fused: CUDA
+// with AT planned for the streamed product), each iteration is that one product.
 // Personalized PageRank passes a teleport vector (backend memory, summing to 1) to the update,
 // which then spreads both the teleport and the dangling rank by it.
 #include "algo/algorithms.hpp"
@@ -22,8 +24,7 @@ bool pagerank(Backend &be, AlgoSteps &st, const MatrixStore &A, const MatrixStor
         rank = std::move(r);
         return true;
     }
-    Buffer inv(&be, (size_t)n * sizeof(float)), w(&be, (size_t)n * sizeof(float)),
-        t(&be, (size_t)n * sizeof(float)), dangling(&be, sizeof(double)), state(&be, sizeof(LoopState));
+    Buffer inv(&be, (size_t)n * sizeof(float)), state(&be, sizeof(LoopState));
     A.inverse_row_lengths(inv.as<float>());
     const float r0 = (float)(1.0 / (double)n);
     be.fill(PSV_FP32, n, r.get(), &r0);
@@ -32,13 +33,20 @@ bool pagerank(Backend &be, AlgoSteps &st, const MatrixStore &A, const MatrixStor
     s.tolerance = tolerance;
     be.upload(state.get(), &s, sizeof s);
     LoopState *sd = state.as<LoopState>();
-    st.run_loop(
-        [&] {
-            st.pagerank_scale(n, r.as<float>(), inv.as<float>(), w.as<float>(), dangling.as<double>(), sd);
-            transposed_product(be, A, AT, w.as<float>(), t.as<float>());
-            st.pagerank_update(n, t.as<float>(), r.as<float>(), damping, dangling.as<double>(), personal, sd);
-        },
-        sd, A.nvals, s);
+    const std::unique_ptr<FusedIteration> fused =
+        AT ? st.pagerank_fused(*AT, r.as<float>(), inv.as<float>(), damping, personal, sd) : nullptr;
+    if (fused) {
+        st.run_loop([&] { fused->run(); }, sd, A.nvals, s);
+    } else {
+        Buffer w(&be, (size_t)n * sizeof(float)), t(&be, (size_t)n * sizeof(float)), dangling(&be, sizeof(double));
+        st.run_loop(
+            [&] {
+                st.pagerank_scale(n, r.as<float>(), inv.as<float>(), w.as<float>(), dangling.as<double>(), sd);
+                transposed_product(be, A, AT, w.as<float>(), t.as<float>());
+                st.pagerank_update(n, t.as<float>(), r.as<float>(), damping, dangling.as<double>(), personal, sd);
+            },
+            sd, A.nvals, s);
+    }
     iterations = s.iterations;
     rank = std::move(r);
     return s.converged != 0;

@@ -31,9 +31,30 @@ struct LoopState {
     double diff = 0;  // the last iteration's difference
 };
 
+// One iteration of an algorithm's loop fused into the passes of its product (AlgoSteps::
+// pagerank_fused). It holds its scratch; run() allocates nothing (run_loop may capture it).
+class FusedIteration {
+public:
+    virtual ~FusedIteration() = default;
+    virtual void run() = 0;
+};
+
+class MatrixStore;
+
 class AlgoSteps {
 public:
     virtual ~AlgoSteps() = default;
+    // PageRank's iteration -- pagerank_scale, t = AT (+).(second) w, pagerank_update -- as the
+    // passes of the product alone where the backend can (CUDA: AT planned for the streamed
+    // product): the scale where the product reads x, the update, the difference and the loop
+    // state where it writes its rows; the same formulas, the dangling sum and the difference
+    // summed in other fixed orders (deterministic, not bit-equal to the three steps). nullptr
+    // (nothing allocated) where it cannot; the caller then runs the three steps. AT: n x n.
+    virtual std::unique_ptr<FusedIteration> pagerank_fused(const MatrixStore &AT, float *r, const float *inv_outdeg,
+                                                           double damping, const float *personal, LoopState *state) {
+        (void)AT, (void)r, (void)inv_outdeg, (void)damping, (void)personal, (void)state;
+        return nullptr;
+    }
     // w = r .* inv_outdeg; *dangling = sum of r(i) where inv_outdeg(i) == 0 (dangling may be
     // nullptr). Nothing at all where state (may be nullptr) has ended.
     virtual void pagerank_scale(int64_t n, const float *r, const float *inv_outdeg, float *w,

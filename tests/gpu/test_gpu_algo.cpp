@@ -3,6 +3,8 @@
 // sizes that do not divide the count); the k-vector CSR product (segments, rows cut by segment
 // ends, empty rows, k = 2 .. 70) against a host sum, the same bits on a second run; the RWR batch
 // the same bits on a second run.
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "algo/algorithms.hpp"
@@ -88,6 +90,117 @@ void check_pagerank_loop(psv_context *ctx, const char *name, const gputest::Edge
     psv::cuda::set_policy(ctx, base);
     psv_vector_free(&tele);
     psv_matrix_free(&A);
+}
+
+// PageRank on the host in float64 for exactly `iterations` iterations (the formulas of psv.h);
+// edges i -> j unique; p: the teleport vector summing to 1, or empty (uniform).
+std::vector<double> host_pagerank(const gputest::Edges &E, int32_t iterations, const std::vector<double> &p) {
+    const int64_t n = E.nrows;
+    std::vector<double> deg((size_t)n, 0.0), r((size_t)n, 1.0 / (double)n), t((size_t)n);
+    for (int64_t i : E.rows) deg[(size_t)i] += 1;
+    for (int32_t it = 0; it < iterations; ++it) {
+        double dangling = 0;
+        for (int64_t i = 0; i < n; ++i)
+            if (deg[(size_t)i] == 0) dangling += r[(size_t)i];
+        std::fill(t.begin(), t.end(), 0.0);
+        for (size_t e = 0; e < E.rows.size(); ++e) t[(size_t)E.cols[e]] += r[(size_t)E.rows[e]] / deg[(size_t)E.rows[e]];
+        for (int64_t j = 0; j < n; ++j) {
+            const double pj = p.empty() ? 1.0 / (double)n : p[(size_t)j];
+            r[(size_t)j] = (1 - 0.85) * pj + 0.85 * dangling * pj + 0.85 * t[(size_t)j];
+        }
+    }
+    return r;
+}
+
+double l1_relative(const std::vector<float> &a, const std::vector<double> &ref) {
+    double d = 0, s = 0;
+    for (size_t i = 0; i < ref.size(); ++i) d += std::fabs((double)a[i] - ref[i]), s += std::fabs(ref[i]);
+    return d / s;
+}
+
+// PageRank fused into the streamed product's passes (AT planned for PSV_KERNEL_STREAM; the default
+// policy and one of small partitions, pieces and scatter windows): AlgoSteps::pagerank_fused takes
+// AT (and not a CSR-planned one); the ranks within 1e-6 (L1, relative) of a float64 host loop of
+// as many iterations, plain, personalized and converged (the iteration count within one of the
+// three-step loop's on the CSR kernel); the same bits on a second run and with the loop captured.
+void check_pagerank_fused(psv_context *ctx, gputest::Edges E) {
+    {  // unique edges (the host loop counts each once)
+        std::vector<std::pair<int64_t, int64_t>> v(E.rows.size());
+        for (size_t k = 0; k < v.size(); ++k) v[k] = {E.rows[k], E.cols[k]};
+        std::sort(v.begin(), v.end());
+        v.erase(std::unique(v.begin(), v.end()), v.end());
+        E.rows.resize(v.size());
+        E.cols.resize(v.size());
+        for (size_t k = 0; k < v.size(); ++k) E.rows[k] = v[k].first, E.cols[k] = v[k].second;
+    }
+    const int64_t n = E.nrows;
+    psv_vector *tele = nullptr;
+    REQUIRE(psv_vector_create(ctx, PSV_FP32, n, &tele) == PSV_SUCCESS);
+    std::vector<double> p((size_t)n, 0.0);
+    double psum = 0;
+    for (int64_t i = 0; i < n; i += 3) {
+        const float w = (float)(1 + i % 5);
+        REQUIRE(psv_vector_set_element(tele, i, &w) == PSV_SUCCESS);
+        p[(size_t)i] = w, psum += w;
+    }
+    for (double &v : p) v /= psum;
+    const std::vector<double> none;
+    psv::Backend &be = psv::cuda::backend_of(ctx);
+    std::unique_ptr<psv::AlgoSteps> steps = psv::create_algo_steps(be);
+    const psv::cuda::Policy base = psv::cuda::policy_of(ctx);
+    psv::cuda::Policy small = base;
+    small.stream_rows = 256, small.stream_parts_per_sm = 64, small.stream_slots_max = 1024, small.stream_window_max = 1024;
+    psv_matrix *C = nullptr;
+    REQUIRE(psv_matrix_build(ctx, PSV_FP32, n, n, (int64_t)E.rows.size(), E.rows.data(), E.cols.data(), nullptr, PSV_FIRST, &C) ==
+            PSV_SUCCESS);
+    const PrRun csr = pagerank(C, n, 1e-7, 200, nullptr);
+    for (int which = 0; which < 2; ++which) {
+        const psv::cuda::Policy &pol = which ? small : base;
+        const char *name = which ? "small policy" : "device policy";
+        psv::cuda::set_policy(ctx, pol);
+        REQUIRE(psv_context_set_option(ctx, PSV_OPT_KERNEL, PSV_KERNEL_STREAM) == PSV_SUCCESS);
+        psv_matrix *A = nullptr;
+        REQUIRE(psv_matrix_build(ctx, PSV_FP32, n, n, (int64_t)E.rows.size(), E.rows.data(), E.cols.data(), nullptr, PSV_FIRST,
+                                 &A) == PSV_SUCCESS);
+        REQUIRE(psv_context_set_option(ctx, PSV_OPT_KERNEL, PSV_KERNEL_AUTO) == PSV_SUCCESS);
+        {
+            psv::LoopState *none_state = nullptr;
+            const std::unique_ptr<psv::MatrixStore> AT = psv::cuda::store_of(A).transposed();
+            psv::Buffer r(&be, (size_t)n * 4), inv(&be, (size_t)n * 4);
+            CHECK_MSG(steps->pagerank_fused(*AT, r.as<float>(), inv.as<float>(), 0.85, nullptr, none_state) != nullptr,
+                      "%s: no fused PageRank over a streamed transpose", name);
+            const std::unique_ptr<psv::MatrixStore> CT = psv::cuda::store_of(C).transposed();
+            CHECK_MSG(steps->pagerank_fused(*CT, r.as<float>(), inv.as<float>(), 0.85, nullptr, none_state) == nullptr,
+                      "%s: a fused PageRank over a CSR-planned transpose", name);
+        }
+        for (bool personal : {false, true}) {
+            const PrRun a = pagerank(A, n, 0.0, 12, personal ? tele : nullptr);
+            CHECK_MSG(a.st == PSV_NOT_CONVERGED && a.it == 12, "%s personal %d: status %d, %d iterations", name, (int)personal,
+                      (int)a.st, (int)a.it);
+            const double err = l1_relative(a.r, host_pagerank(E, 12, personal ? p : none));
+            CHECK_MSG(err <= 1e-6, "%s personal %d: L1 relative error %.3g against float64", name, (int)personal, err);
+            psv::cuda::Policy plain = pol;
+            plain.loop_graph_max_entries = 0;
+            for (int captured = 1; captured >= 0; --captured) {
+                psv::cuda::set_policy(ctx, captured ? pol : plain);
+                const PrRun b = pagerank(A, n, 0.0, 12, personal ? tele : nullptr);
+                CHECK_MSG(b.st == a.st && b.it == a.it && b.r.size() == a.r.size() &&
+                              std::memcmp(b.r.data(), a.r.data(), a.r.size() * sizeof(float)) == 0,
+                          "%s personal %d: a second run (captured %d) differs", name, (int)personal, captured);
+            }
+            psv::cuda::set_policy(ctx, pol);
+        }
+        const PrRun conv = pagerank(A, n, 1e-7, 200, nullptr);
+        CHECK_MSG(conv.st == PSV_SUCCESS && csr.st == PSV_SUCCESS && std::abs(conv.it - csr.it) <= 1,
+                  "%s: converged in %d iterations (status %d), the CSR kernel's loop in %d", name, (int)conv.it, (int)conv.st,
+                  (int)csr.it);
+        const double err = l1_relative(conv.r, host_pagerank(E, conv.it, none));
+        CHECK_MSG(err <= 1e-6, "%s converged: L1 relative error %.3g against float64", name, err);
+        psv_matrix_free(&A);
+    }
+    psv::cuda::set_policy(ctx, base);
+    psv_matrix_free(&C);
+    psv_vector_free(&tele);
 }
 
 // T = A U for k columns on the device against a host double sum per entry (rounded once).
@@ -204,6 +317,7 @@ int main() {
     const gputest::Edges R = gputest::rmat(small ? 10 : 14, 16, 11);
     check_pagerank_loop(ctx, "R-MAT", R);
     check_pagerank_loop(ctx, "uniform", gputest::random_edges(3000, 3000, 20000, 4));
+    check_pagerank_fused(ctx, gputest::rmat(small ? 11 : 13, 16, 12));
     // a hub row of 3000 entries, a hub column, empty rows first, between and last
     gputest::Edges H;
     H.nrows = H.ncols = 5000;
