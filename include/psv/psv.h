@@ -199,9 +199,8 @@ typedef int32_t psv_kernel;
                                           pairs a piece at a time and sums its rows there.
                                           Extra device memory: 4 bytes per entry (plus a copy
                                           of the values, weighted) and about 6 per pair. AUTO
-                                          chooses it for power-law matrices of at least 2^26
-                                          entries whose x exceeds half of L2. CPU: the CSR
-                                          loop */
+                                          chooses it for power-law matrices of at least 2^23
+                                          entries. CPU: the CSR loop */
 
 /* ---------------------------------------------------------------------------------------------
  * Handles (incomplete types: const means const)
