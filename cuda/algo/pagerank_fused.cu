@@ -7,6 +7,7 @@
 // order; the differences by partition, then in partition order. Against the three steps it saves
 // writing and reading w and t and two launches an iteration.
 #include "core/algo_steps.hpp"
+#include "cuda/algo/loop_state.cuh"
 #include "cuda/algo/pagerank_fused.hpp"
 #include "cuda/build/matrix.cuh"
 #include "cuda/spmv/stream.cuh"
@@ -17,20 +18,6 @@ namespace cuda {
 
 namespace {
 
-// The sum of v over the block (at most 32 warps), in a fixed tree, returned to every thread;
-// scratch: 32 doubles of shared memory, free again when it returns.
-__device__ double block_sum_all(double v, double *scratch) {
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = (int)(blockDim.x >> 5);
-    v = warp_allreduce(PlusD{}, v);
-    __syncthreads();  // scratch free
-    if (lane == 0) scratch[warp] = v;
-    __syncthreads();
-    double r = lane < nw ? scratch[lane] : 0.0;
-    r = warp_allreduce(PlusD{}, r);  // every warp the same values in the same tree
-    __syncthreads();
-    return r;
-}
-
 // The scatter's x: r .* inv_outdeg (as PrScale); split 0 of window b keeps the window's dangling
 // rank (the sum of r(j) where inv_outdeg(j) is 0) in dangling[b], also where it writes no run, and
 // the last of those blocks to finish sums them in window order into dangling[windows].
@@ -38,13 +25,12 @@ struct PrStreamSource {
     const float *r, *inv;
     double *dangling;
     int64_t windows;
-    unsigned *counter;  // zero between launches (the last block resets it)
+    unsigned *counter;  // last_block_combine's
     const LoopState *state;
     __device__ bool skip() const { return state->done; }
     __device__ bool stages_empty(int64_t s) const { return s == 0; }
     __device__ void stage(float *xw, int64_t c0, int64_t n, int64_t b, int64_t s) const {
         __shared__ double scratch[32];
-        __shared__ bool last;
         double dg = 0.0;
         // 4 columns a thread at a time (c0 is a multiple of 32: 16-byte aligned), 4 such loads in flight
         const int64_t n4 = n / 4;
@@ -64,35 +50,23 @@ struct PrStreamSource {
             if (iv == 0.0f) dg += (double)ri;
         }
         if (s != 0) return;  // the block's split: uniform
-        dg = block_sum_all(dg, scratch);
-        if (threadIdx.x == 0) {
-            dangling[b] = dg;
-            __threadfence();
-            last = atomicAdd(counter, 1u) == (unsigned)(windows - 1);
-        }
-        __syncthreads();
-        if (!last) return;
-        __threadfence();
-        double total = 0.0;
-        for (int64_t q = threadIdx.x; q < windows; q += blockDim.x) total += ((volatile double *)dangling)[q];
-        total = block_sum_all(total, scratch);
-        if (threadIdx.x == 0) {
+        dg = block_allreduce(PlusD{}, dg, 0.0, scratch);
+        double total;
+        if (last_block_combine(PlusD{}, dg, 0.0, dangling, b, windows, counter, scratch, total) && threadIdx.x == 0)
             dangling[windows] = total;
-            *counter = 0;
-        }
     }
 };
 
 // The accumulate pass's rows: r(i) = (1 - d) p(i) + d dangling p(i) + d t(i) (as PrUpdate, t(i)
 // the row's sum rounded to fp32), the block's sum of |r_new(i) - r(i)| into diffs[k]; the last
-// block sums diffs in partition order and counts the iteration (as OutLoop).
+// block sums diffs in partition order and counts the iteration (OutLoop).
 struct PrStreamOut {
     float *r;
     const float *personal;  // nullptr: p(i) = 1/n
     const double *dangling;  // the scatter's total
     double damping, inv_n;
     double *diffs;
-    unsigned *counter;  // zero between launches (the last block resets it)
+    unsigned *counter;  // last_block_combine's
     int64_t parts;
     LoopState *state;
     __device__ bool skip() const { return state->done; }
@@ -124,27 +98,10 @@ struct PrStreamOut {
                 r[r0 + i] = rn;
             }
         }
-        diff = block_sum_all(diff, scratch);
-        __shared__ bool last;
-        if (threadIdx.x == 0) {
-            diffs[k] = diff;
-            __threadfence();
-            last = atomicAdd(counter, 1u) == (unsigned)(parts - 1);
-        }
-        __syncthreads();
-        if (!last) return;
-        __threadfence();
-        double total = 0.0;
-        for (int64_t q = threadIdx.x; q < parts; q += blockDim.x) total += ((volatile double *)diffs)[q];
-        total = block_sum_all(total, scratch);
-        if (threadIdx.x == 0) {
-            LoopState &s = *state;
-            s.diff = total;
-            s.iterations += 1;
-            s.converged = total <= s.tolerance;
-            s.done = s.converged || s.iterations >= s.max_iterations;
-            *counter = 0;
-        }
+        diff = block_allreduce(PlusD{}, diff, 0.0, scratch);
+        double total;
+        if (last_block_combine(PlusD{}, diff, 0.0, diffs, k, parts, counter, scratch, total) && threadIdx.x == 0)
+            OutLoop{state}.put(0, total);
     }
 };
 

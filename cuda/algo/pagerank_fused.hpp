@@ -4,7 +4,6 @@
 #include <memory>
 
 #include "core/algo_steps.hpp"
-#include "core/backend.hpp"
 
 namespace psv {
 namespace cuda {

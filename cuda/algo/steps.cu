@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/algo_steps.hpp"
+#include "cuda/algo/loop_state.cuh"
 #include "cuda/algo/pagerank_fused.hpp"
 #include "cuda/internal.hpp"
 #include "cuda/runtime/backend.cuh"
@@ -64,19 +65,6 @@ struct OutUnlessDone {
     const LoopState *state;
     __device__ bool skip() const { return state && state->done; }
     __device__ void put(int, double r) const { *p = r; }
-};
-
-// The update's result: the difference, the iteration counted, the convergence test.
-struct OutLoop {
-    LoopState *state;
-    __device__ bool skip() const { return state->done; }
-    __device__ void put(int, double r) const {
-        LoopState &s = *state;
-        s.diff = r;
-        s.iterations += 1;
-        s.converged = r <= s.tolerance;
-        s.done = s.converged || s.iterations >= s.max_iterations;
-    }
 };
 
 struct PrScale {

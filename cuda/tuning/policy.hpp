@@ -78,8 +78,8 @@ struct Policy {
     int stream_scatter_waves = 12;       // scatter blocks: at least this many waves of SMs
     bool stream_auto = true;             // AUTO may choose the streamed product (the rule below)
     bool stream_in_model = false;        // ... and the performance model may, among its candidates
-    int64_t stream_min_entries = 1ll << 26;  // AUTO streams power-law matrices of this many entries
-    double stream_l2_share = 0.5;        // ... whose x exceeds this share of L2
+    int64_t stream_min_entries = 1ll << 23;  // AUTO streams power-law matrices of this many entries
+    double stream_l2_share = 0.0;        // ... whose x exceeds this share of L2
     int64_t stream_max_value_bytes = 4;  // AUTO streams values of at most this size
     // ---- device memory (docs/design.md, "Device memory") ----
     // Streamed construction (assemble.cu): tuples per chunk of a pass, entries per piece of the

@@ -30,6 +30,44 @@ template <class Op, class T> __device__ T block_reduce(const Op &op, T v, T id) 
     return r;  // valid in thread 0
 }
 
+// The same over a block of any size up to 32 warps, returned to every thread; scratch: 32 values
+// of shared memory, free again when it returns. Of kReduceThreads threads it gives block_reduce's
+// value.
+template <class Op, class T> __device__ T block_allreduce(const Op &op, T v, T id, T *scratch) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = (int)(blockDim.x >> 5);
+    v = warp_allreduce(op, v);
+    __syncthreads();  // scratch free
+    if (lane == 0) scratch[warp] = v;
+    __syncthreads();
+    T r = lane < nw ? scratch[lane] : id;
+    r = warp_allreduce(op, r);  // every warp the same values in the same tree
+    __syncthreads();
+    return r;
+}
+
+// A grid's fixed-order reduction, the block partials kept: block `slot`'s value v (read in thread
+// 0) goes to partials[slot]; the last of `count` blocks to arrive (counter: zero between launches,
+// reset here) combines partials[0 .. count) in slot order and returns true with `total` in every
+// thread; the others return false. Every thread of the block calls it.
+template <class Op, class T>
+__device__ bool last_block_combine(const Op &op, T v, T id, T *partials, int64_t slot, int64_t count, unsigned *counter,
+                                   T *scratch, T &total) {
+    __shared__ bool last;
+    if (threadIdx.x == 0) {
+        partials[slot] = v;
+        __threadfence();
+        last = atomicAdd(counter, 1u) == (unsigned)(count - 1);
+    }
+    __syncthreads();
+    if (!last) return false;
+    __threadfence();
+    T r = id;
+    for (int64_t b = threadIdx.x; b < count; b += blockDim.x) r = op.apply(r, ((volatile T *)partials)[b]);
+    total = block_allreduce(op, r, id, scratch);
+    if (threadIdx.x == 0) *counter = 0;
+    return true;
+}
+
 inline int reduce_blocks(int64_t n) {
     int64_t b = (n + 4LL * kReduceThreads - 1) / (4LL * kReduceThreads);
     if (b < 1) b = 1;
@@ -57,24 +95,10 @@ __global__ void __launch_bounds__(kReduceThreads)
     T acc = id;
     for (int64_t i = begin + threadIdx.x; i < end; i += kReduceThreads) acc = op.apply(acc, f(i, 0));
     acc = block_reduce(op, acc, id);
-    __shared__ bool last;
-    if (threadIdx.x == 0) {
-        partials[blockIdx.x] = acc;
-        __threadfence();
-        const unsigned done = atomicAdd(counter, 1u);
-        last = done == gridDim.x - 1;
-    }
-    __syncthreads();
-    if (!last) return;
-    __threadfence();
-    T r = id;
-    for (unsigned b = threadIdx.x; b < gridDim.x; b += kReduceThreads)
-        r = op.apply(r, ((volatile T *)partials)[b]);
-    r = block_reduce(op, r, id);
-    if (threadIdx.x == 0) {
-        out.put(0, r);
-        *counter = 0;
-    }
+    __shared__ T scratch[32];
+    T r;
+    if (!last_block_combine(op, acc, id, partials, blockIdx.x, gridDim.x, counter, scratch, r)) return;
+    if (threadIdx.x == 0) out.put(0, r);
 }
 
 // One reduction into a caller's Out (see OutArray), on the context's scratch: allocates nothing.

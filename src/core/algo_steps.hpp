@@ -50,9 +50,9 @@ public:
     // state where it writes its rows; the same formulas, the dangling sum and the difference
     // summed in other fixed orders (deterministic, not bit-equal to the three steps). nullptr
     // (nothing allocated) where it cannot; the caller then runs the three steps. AT: n x n.
-    virtual std::unique_ptr<FusedIteration> pagerank_fused(const MatrixStore &AT, float *r, const float *inv_outdeg,
-                                                           double damping, const float *personal, LoopState *state) {
-        (void)AT, (void)r, (void)inv_outdeg, (void)damping, (void)personal, (void)state;
+    virtual std::unique_ptr<FusedIteration> pagerank_fused(const MatrixStore & /*AT*/, float * /*r*/,
+                                                           const float * /*inv_outdeg*/, double /*damping*/,
+                                                           const float * /*personal*/, LoopState * /*state*/) {
         return nullptr;
     }
     // w = r .* inv_outdeg; *dangling = sum of r(i) where inv_outdeg(i) == 0 (dangling may be

@@ -109,6 +109,19 @@ inline Edges random_edges(int64_t nrows, int64_t ncols, int64_t nnz, uint64_t se
     return E;
 }
 
+// E's edges sorted by (row, column), duplicates dropped (for checks that count rows in edge
+// order, or count every edge once).
+inline Edges sorted_unique(Edges E) {
+    std::vector<std::pair<int64_t, int64_t>> v(E.rows.size());
+    for (size_t k = 0; k < v.size(); ++k) v[k] = {E.rows[k], E.cols[k]};
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    E.rows.resize(v.size());
+    E.cols.resize(v.size());
+    for (size_t k = 0; k < v.size(); ++k) E.rows[k] = v[k].first, E.cols[k] = v[k].second;
+    return E;
+}
+
 // Host CSR (sorted, duplicates removed) with values drawn per entry for type t.
 inline psv::CsrHost to_csr(const Edges &E, psv_type t, bool pattern, uint64_t seed) {
     psv::CsrHost A;

@@ -93,7 +93,7 @@ void check_pagerank_loop(psv_context *ctx, const char *name, const gputest::Edge
 }
 
 // PageRank on the host in float64 for exactly `iterations` iterations (the formulas of psv.h);
-// edges i -> j unique; p: the teleport vector summing to 1, or empty (uniform).
+// edges i -> j unique (gputest::sorted_unique); p: the teleport vector summing to 1, or empty (uniform).
 std::vector<double> host_pagerank(const gputest::Edges &E, int32_t iterations, const std::vector<double> &p) {
     const int64_t n = E.nrows;
     std::vector<double> deg((size_t)n, 0.0), r((size_t)n, 1.0 / (double)n), t((size_t)n);
@@ -123,16 +123,7 @@ double l1_relative(const std::vector<float> &a, const std::vector<double> &ref) 
 // AT (and not a CSR-planned one); the ranks within 1e-6 (L1, relative) of a float64 host loop of
 // as many iterations, plain, personalized and converged (the iteration count within one of the
 // three-step loop's on the CSR kernel); the same bits on a second run and with the loop captured.
-void check_pagerank_fused(psv_context *ctx, gputest::Edges E) {
-    {  // unique edges (the host loop counts each once)
-        std::vector<std::pair<int64_t, int64_t>> v(E.rows.size());
-        for (size_t k = 0; k < v.size(); ++k) v[k] = {E.rows[k], E.cols[k]};
-        std::sort(v.begin(), v.end());
-        v.erase(std::unique(v.begin(), v.end()), v.end());
-        E.rows.resize(v.size());
-        E.cols.resize(v.size());
-        for (size_t k = 0; k < v.size(); ++k) E.rows[k] = v[k].first, E.cols[k] = v[k].second;
-    }
+void check_pagerank_fused(psv_context *ctx, const gputest::Edges &E) {
     const int64_t n = E.nrows;
     psv_vector *tele = nullptr;
     REQUIRE(psv_vector_create(ctx, PSV_FP32, n, &tele) == PSV_SUCCESS);
@@ -317,7 +308,7 @@ int main() {
     const gputest::Edges R = gputest::rmat(small ? 10 : 14, 16, 11);
     check_pagerank_loop(ctx, "R-MAT", R);
     check_pagerank_loop(ctx, "uniform", gputest::random_edges(3000, 3000, 20000, 4));
-    check_pagerank_fused(ctx, gputest::rmat(small ? 11 : 13, 16, 12));
+    check_pagerank_fused(ctx, gputest::sorted_unique(gputest::rmat(small ? 11 : 13, 16, 12)));
     // a hub row of 3000 entries, a hub column, empty rows first, between and last
     gputest::Edges H;
     H.nrows = H.ncols = 5000;

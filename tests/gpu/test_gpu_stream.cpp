@@ -26,19 +26,6 @@ namespace {
 std::atomic<int64_t> g_countdown{0};
 bool fail_nth(psv_backend b, size_t) { return b == PSV_BACKEND_CUDA && g_countdown.fetch_sub(1) == 1; }
 
-// E's edges sorted by (row, column), duplicates dropped (the checks count rows in edge order and
-// sum every edge).
-gputest::Edges sorted_unique(gputest::Edges E) {
-    std::vector<std::pair<int64_t, int64_t>> v(E.rows.size());
-    for (size_t k = 0; k < v.size(); ++k) v[k] = {E.rows[k], E.cols[k]};
-    std::sort(v.begin(), v.end());
-    v.erase(std::unique(v.begin(), v.end()), v.end());
-    E.rows.resize(v.size());
-    E.cols.resize(v.size());
-    for (size_t k = 0; k < v.size(); ++k) E.rows[k] = v[k].first, E.cols[k] = v[k].second;
-    return E;
-}
-
 // Rows over the same columns: 3000 rows of 70 entries and 1100 of 4100 (a row's run spans warps
 // and tiles; every partition holds the same pairs).
 gputest::Edges dense_block() {
@@ -175,7 +162,7 @@ int main() {
             checks += run_float<float>(gpu, hc, H, PSV_FP32, false);
             checks += run_exact(cpu, gpu, hc, H, PSV_INT32);
         }
-        const gputest::Edges R = sorted_unique(gputest::rmat(small ? 12 : 17, 16, 9));
+        const gputest::Edges R = gputest::sorted_unique(gputest::rmat(small ? 12 : 17, 16, 9));
         Case rc{"rmat", {}, R.ncols};
         checks += run_float<float>(gpu, rc, R, PSV_FP32, false);
         checks += run_float<float>(gpu, rc, R, PSV_FP32, true);
