@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/backend.hpp"
 #include "cuda/tuning/policy.hpp"
@@ -87,6 +88,13 @@ struct StreamCounts {
     int64_t bytes_pattern = 0, bytes_weighted = 0;
 };
 StreamCounts stream_counts(const psv_matrix *A);
+// A store's streamed plan copied to the host: its counts, then each of its arrays (tests compare
+// plans built two ways); empty where the store's product does not stream.
+struct StreamPlanCopy {
+    std::vector<int64_t> counts;
+    std::vector<std::vector<uint8_t>> arrays;
+};
+StreamPlanCopy download_stream_plan(const MatrixStore &M);
 // The performance model's candidates of A's last rebuild, best predicted first, each with the
 // format options that build exactly it (psv_bench --exhaustive times them all); empty where the
 // context has no table.

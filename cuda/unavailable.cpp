@@ -50,6 +50,7 @@ std::string model_stats_line(const psv_matrix *, const std::string &) { unavaila
 double model_seconds(const psv_matrix *) { unavailable(); }
 void set_tuning_table(psv_context *, const tuning::Table &, tuning::Source) { unavailable(); }
 StreamCounts stream_counts(const psv_matrix *) { unavailable(); }
+StreamPlanCopy download_stream_plan(const MatrixStore &) { unavailable(); }
 psv_matrix *wrap_matrix(psv_context *, std::unique_ptr<MatrixStore>) { unavailable(); }
 Backend &backend_of(psv_context *) { unavailable(); }
 AlgoSteps &steps_of(psv_context *) { unavailable(); }

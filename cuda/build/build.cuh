@@ -49,8 +49,11 @@ int64_t list_long_rows(CudaBackend &be, const CudaMatrix &M, int64_t min_len, Bu
 ChunkPlan build_chunk_plan(CudaBackend &be, const CudaMatrix &M, const Policy &policy, Buffer &&col_order, bool ranked,
                            int64_t prefix, int64_t hot, size_t hot_vb);
 
-// The streamed product's plan of M (stream_plan.cu) for values of vb bytes under policy p.
-StreamPlan build_stream_plan(CudaBackend &be, const CudaMatrix &M, const Policy &p, size_t vb);
+// The streamed product's plan of M (stream_plan.cu) for values of vb bytes under policy p. Where M
+// is the transpose of *transposed_from, the entries are read from that matrix (fewer sorting
+// passes); the plan is the same.
+StreamPlan build_stream_plan(CudaBackend &be, const CudaMatrix &M, const Policy &p, size_t vb,
+                             const CudaMatrix *transposed_from = nullptr);
 // Tuples delivered in chunks on the device (assemble.cu): deliver(first, n, rows, cols, vals)
 // writes tuples first .. first + n - 1 (n at most the chunk assemble_csr asks for) into the
 // int32 arrays rows and cols and, unless vals is nullptr (a pattern), values of the matrix's

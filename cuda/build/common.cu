@@ -14,17 +14,23 @@ __global__ void count_kernel(int64_t n, const int32_t *idx, int32_t *count) {
     PSV_GRID_LOOP(e, n) atomicAdd(&count[idx[e]], 1);
 }
 
-__global__ void row_of_kernel(int64_t nnz, const int64_t *rp, int64_t nrows, int32_t *row) {
-    PSV_GRID_LOOP(e, nnz) row[e] = (int32_t)(upper_bound_d(rp, nrows + 1, e) - 1);
+// row[rp[i]] = i for every row with entries (the rest 0): rows ascend, so each entry's row is
+// then the running maximum
+__global__ void row_heads_kernel(int64_t nrows, const int64_t *rp, int32_t *row) {
+    PSV_GRID_LOOP(i, nrows) if (rp[i + 1] > rp[i]) row[rp[i]] = (int32_t)i;
 }
+struct MaxOf {
+    __device__ int32_t operator()(int32_t a, int32_t b) const { return a > b ? a : b; }
+};
 
 template <int VS> __global__ void gather_values_kernel(int64_t n, const uint32_t *src, const uint8_t *val, uint8_t *out) {
     PSV_GRID_LOOP(d, n) {
-        const uint8_t *from = val + (size_t)src[d] * VS;
+        const uint32_t e = src[d];
+        const uint8_t *from = val + (size_t)e * VS;
         uint8_t *to = out + (size_t)d * VS;
-        if (VS == 1) *to = *from;
-        else if (VS == 4) *reinterpret_cast<uint32_t *>(to) = *reinterpret_cast<const uint32_t *>(from);
-        else *reinterpret_cast<uint64_t *>(to) = *reinterpret_cast<const uint64_t *>(from);
+        if (VS == 1) *to = e == kNoValue ? 0 : *from;
+        else if (VS == 4) *reinterpret_cast<uint32_t *>(to) = e == kNoValue ? 0u : *reinterpret_cast<const uint32_t *>(from);
+        else *reinterpret_cast<uint64_t *>(to) = e == kNoValue ? 0ull : *reinterpret_cast<const uint64_t *>(from);
     }
 }
 
@@ -42,7 +48,12 @@ void count_indices(CudaBackend &be, int64_t n, const int32_t *idx, int32_t *coun
 }
 
 void rows_of_entries(CudaBackend &be, int64_t nnz, const int64_t *rp, int64_t nrows, int32_t *row) {
-    launch(be, nnz, [&](unsigned g, int b) { row_of_kernel<<<g, b, 0, be.stream()>>>(nnz, rp, nrows, row); });
+    if (nnz <= 0) return;
+    be.set_bytes(row, 0, (size_t)nnz * 4);
+    launch(be, nrows, [&](unsigned g, int b) { row_heads_kernel<<<g, b, 0, be.stream()>>>(nrows, rp, row); });
+    be.cub_call([&](void *tmp, size_t &bytes) {  // in place
+        return cubns::DeviceScan::InclusiveScan(tmp, bytes, row, row, MaxOf(), nnz, be.stream());
+    });
 }
 
 void invert_order(CudaBackend &be, int64_t n, const int32_t *order, int32_t *rank_of) {

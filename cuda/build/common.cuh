@@ -51,7 +51,9 @@ void count_tuples(CudaBackend &be, int64_t n, int64_t first, const int32_t *rows
                   int64_t ncols, unsigned long long *count, unsigned long long *bad);
 // row[e] = the row holding entry e of the CSR row pointer rp (nrows + 1 entries).
 void rows_of_entries(CudaBackend &be, int64_t nnz, const int64_t *rp, int64_t nrows, int32_t *row);
-// out[d] = val[src[d]] for d < n, values of vs bytes (1, 4 or 8).
+// out[d] = val[src[d]] for d < n, values of vs bytes (1, 4 or 8); all bits zero where src[d] is
+// kNoValue (padding).
+constexpr uint32_t kNoValue = 0xffffffffu;
 void gather_values(CudaBackend &be, int64_t n, const uint32_t *src, const void *val, void *out, size_t vs);
 // row_ptr of n rows from per-row counts (exclusive scan into n + 1 entries).
 void counts_to_row_ptr(CudaBackend &be, int64_t n, const int32_t *count, Buffer &row_ptr);

@@ -309,7 +309,9 @@ std::unique_ptr<MatrixStore> CudaMatrix::transposed() const {
     be_->activate();
     auto T = std::make_unique<CudaMatrix>(be_);
     transpose_csr(*be_, *this, *T);
+    T->transpose_of = this;
     finish_matrix(*be_, *T, options);
+    T->transpose_of = nullptr;
     return T;
 }
 

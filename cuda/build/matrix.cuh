@@ -210,6 +210,9 @@ public:
     int64_t n_long_rows = 0;
     ChunkPlan chunks;
     StreamPlan stream;
+    // Set only while transposed() builds this matrix: the matrix it is the transpose of (its
+    // streamed plan is read from that one's entries).
+    const CudaMatrix *transpose_of = nullptr;
     // the performance model's view of the last rebuild (plan.cu): the plan built, its predicted
     // ms (0: no table), the best other candidate, how many candidates, all of them ranked
     tuning::Plan plan;

@@ -381,7 +381,7 @@ void CudaMatrix::rebuild(const FormatOptions &opt) {
         cs = std::move(fs);
     }
     StreamPlan sp;  // an empty matrix's STREAM runs the CSR kernel (no plan)
-    if (k == PSV_KERNEL_STREAM && nvals > 0) sp = build_stream_plan(*be_, *this, p, vb);
+    if (k == PSV_KERNEL_STREAM && nvals > 0) sp = build_stream_plan(*be_, *this, p, vb, transpose_of);
     rank_of = Buffer();
     ranked_keys = Buffer();
     // the CSR kernel's plan (it also serves products whose input vector has absent entries)

@@ -43,6 +43,7 @@ __global__ void rank_kernel(int64_t n, const uint32_t *skey, const int32_t *orde
 // of a banded matrix; elsewhere the test is a statistic, not a bound). Integer atomics only.
 constexpr int kNearThreads = 256;
 constexpr int64_t kNearTile = 2048;
+template <bool LEN>
 __global__ void __launch_bounds__(kNearThreads) count_near_kernel(int64_t nnz, const int32_t *col, const int64_t *rp,
                                                                   int64_t nrows, double scale, int32_t *len,
                                                                   unsigned long long *near) {
@@ -58,7 +59,7 @@ __global__ void __launch_bounds__(kNearThreads) count_near_kernel(int64_t nnz, c
         unsigned c = 0;
         for (int64_t e = base + threadIdx.x; e < end; e += kNearThreads) {
             const int32_t j = col[e];
-            atomicAdd(&len[j], 1);
+            if (LEN) atomicAdd(&len[j], 1);
             c += fabs((double)j - pos) <= (double)tuning::kNearBand ? 1u : 0u;
         }
         for (int o = 16; o > 0; o >>= 1) c += __shfl_down_sync(0xffffffffu, c, o);
@@ -67,6 +68,11 @@ __global__ void __launch_bounds__(kNearThreads) count_near_kernel(int64_t nnz, c
         if (threadIdx.x == 0 && count) atomicAdd(near, count);
         __syncthreads();
     }
+}
+
+// A transpose's column lengths: the row lengths of the matrix it transposes.
+__global__ void row_lengths_kernel(int64_t n, const int64_t *rp, int32_t *len) {
+    PSV_GRID_LOOP(i, n) len[i] = (int32_t)(rp[i + 1] - rp[i]);
 }
 
 }  // namespace
@@ -83,14 +89,23 @@ ColumnStats rank_columns(CudaBackend &be, const CudaMatrix &M, int64_t hot_min_l
     if (ncols > 0) {
         Buffer len(&be, (size_t)ncols * 4), key(&be, (size_t)ncols * 4), skey(&be, (size_t)ncols * 4),
             id(&be, (size_t)ncols * 4), st_d(&be, 32);
-        be.set_bytes(len.get(), 0, (size_t)ncols * 4);
         be.set_bytes(st_d.get(), 0, 32);
+        // the lengths counted with the near entries, or (a transpose being built) read from the
+        // row pointer of the matrix it transposes
+        const CudaMatrix *from = M.transpose_of;
+        if (from) {
+            launch(be, ncols, [&](unsigned g, int b) {
+                row_lengths_kernel<<<g, b, 0, st>>>(ncols, from->row_ptr.as<int64_t>(), len.as<int32_t>());
+            });
+        } else {
+            be.set_bytes(len.get(), 0, (size_t)ncols * 4);
+        }
         if (nnz > 0 && nrows > 0) {
             const int64_t tiles = (nnz + kNearTile - 1) / kNearTile;
             const unsigned g = (unsigned)std::min<int64_t>(tiles, (int64_t)be.policy().sms * 8);
-            count_near_kernel<<<g, kNearThreads, 0, st>>>(nnz, col, M.row_ptr.as<int64_t>(), nrows,
-                                                           (double)ncols / (double)nrows, len.as<int32_t>(),
-                                                           (unsigned long long *)(st_d.as<int64_t>() + 3));
+            auto kernel = from ? count_near_kernel<false> : count_near_kernel<true>;
+            kernel<<<g, kNearThreads, 0, st>>>(nnz, col, M.row_ptr.as<int64_t>(), nrows, (double)ncols / (double)nrows,
+                                               len.as<int32_t>(), (unsigned long long *)(st_d.as<int64_t>() + 3));
             PSV_CUDA_LAUNCH_CHECK();
         }
         launch(be, ncols, [&](unsigned g, int b) {

@@ -1,6 +1,9 @@
 // The streamed product's plan (StreamPlan, matrix.cuh), built on the device from the CSR: the
 // (partition, column) pairs by one radix sort of the entries, the pieces, each entry's row and
-// slot in its piece's order by a second sort, and the scatter pass's runs by a third (of the pairs).
+// slot in its piece's order by a second sort, and the scatter pass's runs (a partition's pairs of
+// one column block, consecutive) by a third, of the runs alone.
+// A transpose's plan reads the entries of the matrix it transposes instead: they are in column
+// order already, so its first sort is by partition only.
 #include <cub/cub.cuh>
 
 #include <algorithm>
@@ -16,12 +19,27 @@ namespace cuda {
 
 namespace {
 
-// key = partition << cbits | column, for entry e (its row in row[e]); val = e
-__global__ void pair_keys_kernel(int64_t nnz, const int32_t *row, const int32_t *col, int64_t rows, int cbits,
-                                 uint64_t *key, uint32_t *val) {
+// What an entry carries through the sorts (CV): its row in M (pattern, CV 0: uint32), or its row
+// and, in the low half of a uint64, its value's bits (values of CV = 1 or 4 bytes) or its value's
+// place in the source's values (CV 8: gathered once placed).
+template <int CV> using Carry = typename std::conditional<CV == 0, uint32_t, uint64_t>::type;
+template <class W> __device__ __forceinline__ uint32_t carried_row(W w) {
+    if constexpr (sizeof(W) == 8) return (uint32_t)(w >> 32);
+    else return w;
+}
+
+// Entry e of the source CSR (its row in row[e]): key = partition << cbits | column, of M's entry
+// (row[e], col[e]), or of (col[e], row[e]) where the source is M's transpose (TR).
+template <bool TR, int CV>
+__global__ void pair_keys_kernel(int64_t nnz, const int32_t *row, const int32_t *col, const uint8_t *vals, int64_t rows,
+                                 int cbits, uint64_t *key, Carry<CV> *val) {
     PSV_GRID_LOOP(e, nnz) {
-        key[e] = ((uint64_t)(row[e] / rows) << cbits) | (uint64_t)(uint32_t)col[e];
-        val[e] = (uint32_t)e;
+        const uint32_t i = (uint32_t)(TR ? col[e] : row[e]), j = (uint32_t)(TR ? row[e] : col[e]);
+        key[e] = ((uint64_t)(i / (uint64_t)rows) << cbits) | j;
+        if constexpr (CV == 0) val[e] = i;
+        else if constexpr (CV == 8) val[e] = ((uint64_t)i << 32) | (uint32_t)e;
+        else if constexpr (CV == 4) val[e] = ((uint64_t)i << 32) | reinterpret_cast<const uint32_t *>(vals)[e];
+        else val[e] = ((uint64_t)i << 32) | vals[e];
     }
 }
 
@@ -55,19 +73,23 @@ __global__ void piece_pair_kernel(int64_t parts, int64_t npairs, const uint32_t 
     }
 }
 
-// per entry (in pair order i, entry e = val[i]): its piece and row in partition as a sort key,
-// and its row and slot packed
-__global__ void entry_keys_kernel(int64_t nnz, const uint64_t *skey, const uint32_t *sval, const uint32_t *pid1, int cbits,
-                                  const uint32_t *pp, const int32_t *pg, const int32_t *row, int64_t rows, int64_t slots,
-                                  int rbits, uint64_t *key2, uint32_t *packed) {
+// per entry in pair order: its piece and row in partition as a sort key (K: 32 or 64 bits), and
+// what it carries on: its row and slot packed (uint32), valued with the low half of its carry
+// (value bits or place) above (uint64)
+template <int CV, class K>
+__global__ void entry_keys_kernel(int64_t nnz, const uint64_t *skey, const Carry<CV> *sval, const uint32_t *pid1, int cbits,
+                                  const uint32_t *pp, const int32_t *pg, int64_t rows, int64_t slots, int rbits, K *key2,
+                                  Carry<CV> *val2) {
     PSV_GRID_LOOP(i, nnz) {
-        const uint32_t e = sval[i];
+        const Carry<CV> w = sval[i];
         const int64_t k = (int64_t)(skey[i] >> cbits);
         const int64_t local = (int64_t)(pid1[i] - 1) - (int64_t)pp[k];
         const int64_t g = pg[k] + local / slots;
-        const int64_t r = row[e] - k * rows;
-        key2[e] = ((uint64_t)g << rbits) | (uint64_t)r;
-        packed[e] = ((uint32_t)r << 16) | (uint32_t)(local % slots);
+        const int64_t r = (int64_t)carried_row(w) - k * rows;
+        key2[i] = (K)(((uint64_t)g << rbits) | (uint64_t)r);
+        const uint32_t packed = ((uint32_t)r << 16) | (uint32_t)(local % slots);
+        if constexpr (CV == 0) val2[i] = packed;
+        else val2[i] = ((uint64_t)(uint32_t)w << 32) | packed;
     }
 }
 
@@ -76,17 +98,18 @@ __global__ void iota_kernel(int64_t n, uint32_t *v) {
 }
 
 // the first entry (sorted order) of each piece, and its length padded to a multiple of 4
-__global__ void piece_bounds_kernel(int64_t pieces, int64_t nnz, const uint64_t *skey2, int rbits, int64_t *raw) {
-    PSV_GRID_LOOP(g, pieces + 1) raw[g] = lower_bound_d<uint64_t>(skey2, nnz, (uint64_t)g << rbits);
+template <class K> __global__ void piece_bounds_kernel(int64_t pieces, int64_t nnz, const K *skey2, int rbits, int64_t *raw) {
+    PSV_GRID_LOOP(g, pieces + 1) raw[g] = lower_bound_d<K>(skey2, nnz, (K)((uint64_t)g << rbits));
 }
 __global__ void piece_padded_kernel(int64_t pieces, const int64_t *raw, int64_t *padded) {
     PSV_GRID_LOOP(g, pieces + 1) padded[g] = g < pieces ? (raw[g + 1] - raw[g] + 3) / 4 * 4 : 0;
 }
 
 // entry i of the sorted order to its place: its piece's ranges of groups of 4, group-interleaved
-// (StreamPieceShape, cuda/build/matrix.cuh); ent and the CSR position of its value
-__global__ void place_kernel(int64_t nnz, const uint64_t *skey2, const uint32_t *se2, int rbits, const int64_t *raw,
-                             const int64_t *ge, const uint32_t *packed, uint32_t *ent, uint32_t *src) {
+// (StreamPieceShape, cuda/build/matrix.cuh); ent and (valued) the source position of its value
+template <class K, int CV>
+__global__ void place_kernel(int64_t nnz, const K *skey2, const Carry<CV> *sv2, int rbits, const int64_t *raw,
+                             const int64_t *ge, uint32_t *ent, uint32_t *src, uint8_t *val) {
     PSV_GRID_LOOP(i, nnz) {
         const int64_t g = (int64_t)(skey2[i] >> rbits);
         const int64_t j = i - raw[g], J = j / 4;
@@ -95,9 +118,11 @@ __global__ void place_kernel(int64_t nnz, const uint64_t *skey2, const uint32_t 
         const int64_t t = J < lead ? J / sh.groups_long : sh.a + (J - lead) / (sh.groups_long - 1);
         const int64_t q = J < lead ? J % sh.groups_long : (J - lead) % (sh.groups_long - 1);
         const int64_t d = ge[g] + 4 * (q * kStreamThreads + t) + j % 4;
-        const uint32_t e = se2[i];
-        ent[d] = packed[e];
-        src[d] = e;
+        const Carry<CV> w = sv2[i];
+        ent[d] = (uint32_t)w;
+        if constexpr (CV == 8) src[d] = (uint32_t)(w >> 32);
+        else if constexpr (CV == 4) reinterpret_cast<uint32_t *>(val)[d] = (uint32_t)(w >> 32);
+        else if constexpr (CV == 1) val[d] = (uint8_t)(w >> 32);
     }
 }
 
@@ -118,42 +143,53 @@ __global__ void nonempty_kernel(int64_t nrows, const int64_t *rp, uint32_t *bits
     }
 }
 
-__global__ void window_keys_kernel(int64_t npairs, const uint64_t *pkey, uint64_t cmask, int64_t cblock, uint32_t *wk,
-                                   uint32_t *id) {
+// The scatter's items, in pair order: each pair's column in its window (stored at the pair's place
+// in pv: a run's items and its pv places share their alignment), and a flag where a run starts. A
+// partition's pairs ascend by column, so the pairs of one partition and window (a run) are
+// consecutive.
+__global__ void items_kernel(int64_t npairs, const uint64_t *pkey, int cbits, uint64_t cmask, int64_t cblock,
+                             uint16_t *item_col, uint32_t *rflag) {
     PSV_GRID_LOOP(p, npairs) {
-        wk[p] = (uint32_t)((int64_t)(pkey[p] & cmask) / cblock);
-        id[p] = (uint32_t)p;
+        const uint64_t kp = pkey[p];
+        const int64_t c = (int64_t)(kp & cmask);
+        item_col[p] = (uint16_t)(c % cblock);
+        bool start = p == 0;
+        if (!start) {
+            const uint64_t kb = pkey[p - 1];
+            start = (kb >> cbits) != (kp >> cbits) || (int64_t)(kb & cmask) / cblock != c / cblock;
+        }
+        rflag[p] = start ? 1u : 0u;
     }
 }
 
-// the scatter's items in (window, partition, column) order: a flag where a run (window,
-// partition) starts; and each pair's column in its window, stored at the pair's place in pv (a
-// run's items and its pv places share their alignment)
-__global__ void items_kernel(int64_t npairs, const uint32_t *swk, const uint32_t *order, const uint64_t *pkey, int cbits,
-                             uint64_t cmask, int64_t cblock, uint16_t *item_col, uint32_t *rflag) {
-    PSV_GRID_LOOP(q, npairs) {
-        const uint64_t kq = pkey[order[q]];
-        item_col[order[q]] = (uint16_t)((int64_t)(kq & cmask) % cblock);
-        rflag[q] = (q == 0 || swk[q] != swk[q - 1] || (pkey[order[q - 1]] >> cbits) != (kq >> cbits)) ? 1u : 0u;
+// run r (pair order) starting at pair p: its window (the sort key) and its first place
+__global__ void run_starts_kernel(int64_t npairs, const uint32_t *rflag, const uint32_t *rid1, const uint64_t *pkey,
+                                  uint64_t cmask, int64_t cblock, uint32_t *wkey, uint32_t *first) {
+    PSV_GRID_LOOP(p, npairs) {
+        if (!rflag[p]) continue;
+        const uint32_t r = rid1[p] - 1;
+        wkey[r] = (uint32_t)((int64_t)(pkey[p] & cmask) / cblock);
+        first[r] = (uint32_t)p;
     }
 }
 
-__global__ void runs_kernel(int64_t npairs, const uint32_t *rflag, const uint32_t *rid1, const uint32_t *order,
-                            uint32_t *run_item, uint32_t *run_dest) {
-    PSV_GRID_LOOP(q, npairs) {
-        if (!rflag[q]) continue;
-        run_item[rid1[q] - 1] = (uint32_t)q;
-        run_dest[rid1[q] - 1] = order[q];
+// the runs in (window, partition) order: each one's first place and length (len[runs] = 0, for
+// the scan that gives run_item)
+__global__ void run_order_kernel(int64_t runs, int64_t npairs, const uint32_t *sid, const uint32_t *first, uint32_t *dest,
+                                 uint32_t *len) {
+    PSV_GRID_LOOP(q, runs + 1) {
+        if (q == runs) {
+            len[q] = 0;
+            continue;
+        }
+        const uint32_t r = sid[q];
+        dest[q] = first[r];
+        len[q] = (r + 1 < runs ? first[r + 1] : (uint32_t)npairs) - first[r];
     }
 }
 
-__global__ void window_run_kernel(int64_t windows, int64_t npairs, int64_t runs, const uint32_t *swk, const uint32_t *rid1,
-                                  uint32_t *wr, uint32_t *run_item) {
-    PSV_GRID_LOOP(b, windows + 1) {
-        const int64_t q = lower_bound_d<uint32_t>(swk, npairs, (uint32_t)b);
-        wr[b] = q < npairs ? rid1[q] - 1 : (uint32_t)runs;
-        if (b == windows) run_item[runs] = (uint32_t)npairs;
-    }
+__global__ void window_run_kernel(int64_t windows, int64_t runs, const uint32_t *swk, uint32_t *wr) {
+    PSV_GRID_LOOP(b, windows + 1) wr[b] = (uint32_t)lower_bound_d<uint32_t>(swk, runs, (uint32_t)b);
 }
 
 template <class T> T last_of(CudaBackend &be, const Buffer &b, int64_t n) {
@@ -162,39 +198,33 @@ template <class T> T last_of(CudaBackend &be, const Buffer &b, int64_t n) {
     return v;
 }
 
-}  // namespace
-
-StreamPlan build_stream_plan(CudaBackend &be, const CudaMatrix &M, const Policy &p, size_t vb) {
+// The plan's pairs, pieces and entries (S's part_piece, piece_pair, piece_entry, ent, val and
+// counts) from the entries of src: M itself, or (TR) the matrix M transposes; returns the pairs'
+// keys (uint64 partition << cbits | column, in pair order). CV: what an entry carries through the
+// sorts (Carry); K: the second sort's key.
+template <bool TR, int CV, class K>
+Buffer build_entries(CudaBackend &be, const CudaMatrix &src, StreamPlan &S, int cbits, int kbits,
+                   int rbits) {
     cudaStream_t st = be.stream();
-    const int64_t nnz = M.nvals, nrows = M.nrows, ncols = M.ncols;
-    const int32_t *col = M.col.as<int32_t>();
-    const int64_t *rp = M.row_ptr.as<int64_t>();
-    if (nnz == 0 || nrows == 0 || ncols == 0) fail(PSV_ERROR_INVALID_VALUE, "the streamed product needs a matrix with entries");
-    StreamPlan S;
-    S.vb = vb;
-    const Policy::StreamShape shape = p.stream_shape(nrows, vb);
-    S.rows = shape.rows;
-    S.slots = shape.slots;
-    if (S.rows < 256 || S.slots < 1024)
-        fail(PSV_ERROR_INVALID_VALUE, "the streamed product needs shared memory for 256 rows and 1024 slots per block");
-    S.parts = (nrows + S.rows - 1) / S.rows;
-    const int cbits = std::max(1, bits_for((uint64_t)(ncols - 1)));
-    const int kbits = std::max(1, bits_for((uint64_t)(S.parts - 1)));
-    const int rbits = bits_for((uint64_t)(S.rows - 1));
-    const uint64_t cmask = (1ull << cbits) - 1;
+    const int64_t nnz = src.nvals;
 
-    // ---- pairs: the entries sorted by (partition, column), one pair per distinct key ----
-    Buffer row(&be, (size_t)nnz * 4);
-    rows_of_entries(be, nnz, rp, nrows, row.as<int32_t>());
-    Buffer skey(&be, (size_t)nnz * 8), sval(&be, (size_t)nnz * 4);
+    // ---- pairs: the entries sorted by (partition, column), one pair per distinct key; a
+    // transpose's source lists them by column already (its rows in order), so by partition only ----
+    using W = Carry<CV>;
+    Buffer skey(&be, (size_t)nnz * 8), sval(&be, (size_t)nnz * sizeof(W));
     {
-        Buffer key(&be, (size_t)nnz * 8), val(&be, (size_t)nnz * 4);
-        launch(be, nnz, [&](unsigned g, int b) {
-            pair_keys_kernel<<<g, b, 0, st>>>(nnz, row.as<int32_t>(), col, S.rows, cbits, key.as<uint64_t>(), val.as<uint32_t>());
-        });
+        Buffer key(&be, (size_t)nnz * 8), val(&be, (size_t)nnz * sizeof(W));
+        {
+            Buffer row(&be, (size_t)nnz * 4);
+            rows_of_entries(be, nnz, src.row_ptr.as<int64_t>(), src.nrows, row.as<int32_t>());
+            launch(be, nnz, [&](unsigned g, int b) {
+                pair_keys_kernel<TR, CV><<<g, b, 0, st>>>(nnz, row.as<int32_t>(), src.col.as<int32_t>(), src.val.as<uint8_t>(),
+                                                           S.rows, cbits, key.as<uint64_t>(), val.as<W>());
+            });
+        }
         be.cub_call([&](void *tmp, size_t &bytes) {  // stable: a pair's entries keep their rows' order
-            return cubns::DeviceRadixSort::SortPairs(tmp, bytes, key.as<uint64_t>(), skey.as<uint64_t>(), val.as<uint32_t>(),
-                                                     sval.as<uint32_t>(), nnz, 0, cbits + kbits, st);
+            return cubns::DeviceRadixSort::SortPairs(tmp, bytes, key.as<uint64_t>(), skey.as<uint64_t>(), val.as<W>(),
+                                                     sval.as<W>(), nnz, TR ? cbits : 0, cbits + kbits, st);
         });
     }
     Buffer pid1(&be, (size_t)nnz * 4), pkey;
@@ -231,33 +261,31 @@ StreamPlan build_stream_plan(CudaBackend &be, const CudaMatrix &M, const Policy 
                                            S.piece_pair.as<uint32_t>());
     });
 
-    // ---- entries: sorted by (piece, row in partition), each piece padded to a multiple of 4 ----
+    // ---- entries: sorted by (piece, row in partition), each piece padded to a multiple of 4. The
+    // sort's input is in pair order, so a row's entries in a piece (their columns ascending) keep
+    // that order: a stable sort ----
     const int gbits = std::max(1, bits_for((uint64_t)(S.pieces - 1)));
-    Buffer key2(&be, (size_t)nnz * 8), packed(&be, (size_t)nnz * 4);
-    launch(be, nnz, [&](unsigned g, int b) {
-        entry_keys_kernel<<<g, b, 0, st>>>(nnz, skey.as<uint64_t>(), sval.as<uint32_t>(), pid1.as<uint32_t>(), cbits,
-                                           pp.as<uint32_t>(), S.part_piece.as<int32_t>(), row.as<int32_t>(), S.rows, S.slots,
-                                           rbits, key2.as<uint64_t>(), packed.as<uint32_t>());
-    });
-    skey = Buffer();
-    sval = Buffer();
-    pid1 = Buffer();
-    row = Buffer();
-    pp = Buffer();
-    Buffer skey2(&be, (size_t)nnz * 8), se2(&be, (size_t)nnz * 4);
+    Buffer skey2(&be, (size_t)nnz * sizeof(K)), sv2(&be, (size_t)nnz * sizeof(W));
     {
-        Buffer ids(&be, (size_t)nnz * 4);
-        launch(be, nnz, [&](unsigned g, int b) { iota_kernel<<<g, b, 0, st>>>(nnz, ids.as<uint32_t>()); });
-        be.cub_call([&](void *tmp, size_t &bytes) {  // stable: a row's entries in a piece keep CSR order
-            return cubns::DeviceRadixSort::SortPairs(tmp, bytes, key2.as<uint64_t>(), skey2.as<uint64_t>(), ids.as<uint32_t>(),
-                                                     se2.as<uint32_t>(), nnz, 0, gbits + rbits, st);
+        Buffer key2(&be, (size_t)nnz * sizeof(K)), val2(&be, (size_t)nnz * sizeof(W));
+        launch(be, nnz, [&](unsigned g, int b) {
+            entry_keys_kernel<CV, K><<<g, b, 0, st>>>(nnz, skey.as<uint64_t>(), sval.as<W>(), pid1.as<uint32_t>(), cbits,
+                                                      pp.as<uint32_t>(), S.part_piece.as<int32_t>(), S.rows, S.slots, rbits,
+                                                      key2.as<K>(), val2.as<W>());
+        });
+        skey = Buffer();
+        sval = Buffer();
+        pid1 = Buffer();
+        pp = Buffer();
+        be.cub_call([&](void *tmp, size_t &bytes) {
+            return cubns::DeviceRadixSort::SortPairs(tmp, bytes, key2.as<K>(), skey2.as<K>(), val2.as<W>(), sv2.as<W>(), nnz,
+                                                     0, gbits + rbits, st);
         });
     }
-    key2 = Buffer();
     Buffer raw(&be, (size_t)(S.pieces + 1) * 8), padded(&be, (size_t)(S.pieces + 1) * 8);
     S.piece_entry = Buffer(&be, (size_t)(S.pieces + 1) * 8);
     launch(be, S.pieces + 1, [&](unsigned g, int b) {
-        piece_bounds_kernel<<<g, b, 0, st>>>(S.pieces, nnz, skey2.as<uint64_t>(), rbits, raw.as<int64_t>());
+        piece_bounds_kernel<K><<<g, b, 0, st>>>(S.pieces, nnz, skey2.as<K>(), rbits, raw.as<int64_t>());
     });
     launch(be, S.pieces + 1, [&](unsigned g, int b) { piece_padded_kernel<<<g, b, 0, st>>>(S.pieces, raw.as<int64_t>(), padded.as<int64_t>()); });
     be.cub_call([&](void *tmp, size_t &bytes) {
@@ -267,23 +295,68 @@ StreamPlan build_stream_plan(CudaBackend &be, const CudaMatrix &M, const Policy 
     S.entries = last_of<int64_t>(be, S.piece_entry, S.pieces + 1);
     S.ent = Buffer(&be, (size_t)S.entries * 4);
     be.set_bytes(S.ent.get(), 0xff, (size_t)S.entries * 4);
-    {
-        Buffer src(&be, (size_t)S.entries * 4);
-        be.set_bytes(src.get(), 0, (size_t)S.entries * 4);
-        launch(be, nnz, [&](unsigned g, int b) {
-            place_kernel<<<g, b, 0, st>>>(nnz, skey2.as<uint64_t>(), se2.as<uint32_t>(), rbits, raw.as<int64_t>(),
-                                          S.piece_entry.as<int64_t>(), packed.as<uint32_t>(), S.ent.as<uint32_t>(), src.as<uint32_t>());
-        });
-        skey2 = Buffer();
-        se2 = Buffer();
-        packed = Buffer();
-        if (!M.pattern) {
-            const size_t vs = type_size(M.type);
-            S.val = Buffer(&be, (size_t)S.entries * vs);
-            gather_values(be, S.entries, src.as<uint32_t>(), M.val.get(), S.val.get(), vs);
-        }
+    // the values: carried (zero under the pads), or (8 bytes) gathered by their places
+    Buffer vsrc;
+    if constexpr (CV == 8) {
+        vsrc = Buffer(&be, (size_t)S.entries * 4);
+        be.set_bytes(vsrc.get(), 0xff, (size_t)S.entries * 4);  // kNoValue: pads' values are zero
+    } else if constexpr (CV != 0) {
+        S.val = Buffer(&be, (size_t)S.entries * CV);
+        be.set_bytes(S.val.get(), 0, (size_t)S.entries * CV);
     }
-    raw = Buffer();
+    launch(be, nnz, [&](unsigned g, int b) {
+        place_kernel<K, CV><<<g, b, 0, st>>>(nnz, skey2.as<K>(), sv2.as<W>(), rbits, raw.as<int64_t>(), S.piece_entry.as<int64_t>(),
+                                             S.ent.as<uint32_t>(), vsrc.as<uint32_t>(), S.val.as<uint8_t>());
+    });
+    skey2 = Buffer();
+    sv2 = Buffer();
+    if constexpr (CV == 8) {
+        S.val = Buffer(&be, (size_t)S.entries * 8);
+        gather_values(be, S.entries, vsrc.as<uint32_t>(), src.val.get(), S.val.get(), 8);
+    }
+    return pkey;
+}
+
+}  // namespace
+
+StreamPlan build_stream_plan(CudaBackend &be, const CudaMatrix &M, const Policy &p, size_t vb, const CudaMatrix *transposed_from) {
+    cudaStream_t st = be.stream();
+    const int64_t nnz = M.nvals, nrows = M.nrows, ncols = M.ncols;
+    const int64_t *rp = M.row_ptr.as<int64_t>();
+    if (nnz == 0 || nrows == 0 || ncols == 0) fail(PSV_ERROR_INVALID_VALUE, "the streamed product needs a matrix with entries");
+    const CudaMatrix &src = transposed_from ? *transposed_from : M;
+    if (src.nvals != nnz || (transposed_from && (src.nrows != ncols || src.ncols != nrows)))
+        fail(PSV_ERROR_INVALID_VALUE, "the streamed plan of a transpose reads a matrix of the transposed shape");
+    StreamPlan S;
+    S.vb = vb;
+    const Policy::StreamShape shape = p.stream_shape(nrows, vb);
+    S.rows = shape.rows;
+    S.slots = shape.slots;
+    if (S.rows < 256 || S.slots < 1024)
+        fail(PSV_ERROR_INVALID_VALUE, "the streamed product needs shared memory for 256 rows and 1024 slots per block");
+    S.parts = (nrows + S.rows - 1) / S.rows;
+    const int cbits = std::max(1, bits_for((uint64_t)(ncols - 1)));
+    const int kbits = std::max(1, bits_for((uint64_t)(S.parts - 1)));
+    const int rbits = bits_for((uint64_t)(S.rows - 1));
+    const uint64_t cmask = (1ull << cbits) - 1;
+    // the pieces are at most one per slots pairs of a partition, and a partition's pairs at most its entries
+    const int64_t max_pieces = S.parts + nnz / S.slots + 1;
+    const bool key32 = std::max(1, bits_for((uint64_t)max_pieces)) + rbits <= 32;
+    // what an entry carries through the sorts: its row, and its value (at most 4 bytes) or the
+    // value's place (8 bytes)
+    const int cv = M.pattern ? 0 : (int)type_size(M.type);
+    auto entries = [&](auto tr, auto k) -> Buffer {
+        constexpr bool TR = decltype(tr)::value;
+        using K = decltype(k);
+        switch (cv) {
+        case 0: return build_entries<TR, 0, K>(be, src, S, cbits, kbits, rbits);
+        case 1: return build_entries<TR, 1, K>(be, src, S, cbits, kbits, rbits);
+        case 4: return build_entries<TR, 4, K>(be, src, S, cbits, kbits, rbits);
+        default: return build_entries<TR, 8, K>(be, src, S, cbits, kbits, rbits);
+        }
+    };
+    auto by_key = [&](auto tr) { return key32 ? entries(tr, uint32_t{}) : entries(tr, uint64_t{}); };
+    Buffer pkey = transposed_from ? by_key(std::true_type{}) : by_key(std::false_type{});
 
     // ---- the launch order (partitions by entries, most first) and the rows' flags ----
     S.order = Buffer(&be, (size_t)S.parts * 4);
@@ -302,7 +375,7 @@ StreamPlan build_stream_plan(CudaBackend &be, const CudaMatrix &M, const Policy 
     S.nonempty = Buffer(&be, (size_t)((nrows + 31) / 32) * 4);
     launch(be, (nrows + 31) / 32, [&](unsigned g, int b) { nonempty_kernel<<<g, b, 0, st>>>(nrows, rp, S.nonempty.as<uint32_t>()); });
 
-    // ---- the scatter's items: the pairs by (column block, partition, column), and their runs ----
+    // ---- the scatter's items and their runs, in (column block, partition, column) order ----
     S.column_block = p.stream_column_block(vb);
     if (S.column_block < 32)
         fail(PSV_ERROR_INVALID_VALUE, "the streamed product's scatter needs shared memory for a window of 32 columns");
@@ -311,36 +384,44 @@ StreamPlan build_stream_plan(CudaBackend &be, const CudaMatrix &M, const Policy 
     S.item_col = Buffer(&be, (size_t)(S.pairs + 3) / 4 * 8);  // read in aligned groups of 4: the last one's tail zeroed
     be.set_bytes(S.item_col.as<uint16_t>() + S.pairs, 0, S.item_col.size() - (size_t)S.pairs * 2);
     {
+        // the items and runs in pair order, then the runs (few: at most partitions x windows) sorted
+        // stably by window
         const int64_t np = S.pairs;
-        Buffer wk(&be, (size_t)np * 4), id(&be, (size_t)np * 4), swk(&be, (size_t)np * 4), ord(&be, (size_t)np * 4);
-        launch(be, np, [&](unsigned g, int b) {
-            window_keys_kernel<<<g, b, 0, st>>>(np, pkey.as<uint64_t>(), cmask, S.column_block, wk.as<uint32_t>(), id.as<uint32_t>());
-        });
-        const int wbits = std::max(1, bits_for((uint64_t)(S.column_blocks - 1)));
-        be.cub_call([&](void *tmp, size_t &bytes) {  // stable: (partition, column) order kept per window
-            return cubns::DeviceRadixSort::SortPairs(tmp, bytes, wk.as<uint32_t>(), swk.as<uint32_t>(), id.as<uint32_t>(),
-                                                     ord.as<uint32_t>(), np, 0, wbits, st);
-        });
-        wk = Buffer();
-        id = Buffer();
         Buffer rflag(&be, (size_t)np * 4), rid1(&be, (size_t)np * 4);
         launch(be, np, [&](unsigned g, int b) {
-            items_kernel<<<g, b, 0, st>>>(np, swk.as<uint32_t>(), ord.as<uint32_t>(), pkey.as<uint64_t>(), cbits, cmask,
-                                          S.column_block, S.item_col.as<uint16_t>(), rflag.as<uint32_t>());
+            items_kernel<<<g, b, 0, st>>>(np, pkey.as<uint64_t>(), cbits, cmask, S.column_block, S.item_col.as<uint16_t>(),
+                                          rflag.as<uint32_t>());
         });
         be.cub_call([&](void *tmp, size_t &bytes) {
             return cubns::DeviceScan::InclusiveSum(tmp, bytes, rflag.as<uint32_t>(), rid1.as<uint32_t>(), np, st);
         });
         S.runs = (int64_t)last_of<uint32_t>(be, rid1, np);
-        S.run_item = Buffer(&be, (size_t)(S.runs + 1) * 4);
-        S.run_dest = Buffer(&be, (size_t)std::max<int64_t>(S.runs, 1) * 4);
+        const int64_t nr = S.runs;
+        Buffer wk(&be, (size_t)nr * 4), first(&be, (size_t)nr * 4), id(&be, (size_t)nr * 4), swk(&be, (size_t)nr * 4),
+            sid(&be, (size_t)nr * 4), len(&be, (size_t)(nr + 1) * 4);
         launch(be, np, [&](unsigned g, int b) {
-            runs_kernel<<<g, b, 0, st>>>(np, rflag.as<uint32_t>(), rid1.as<uint32_t>(), ord.as<uint32_t>(), S.run_item.as<uint32_t>(),
-                                         S.run_dest.as<uint32_t>());
+            run_starts_kernel<<<g, b, 0, st>>>(np, rflag.as<uint32_t>(), rid1.as<uint32_t>(), pkey.as<uint64_t>(), cmask,
+                                               S.column_block, wk.as<uint32_t>(), first.as<uint32_t>());
+        });
+        rflag = Buffer();
+        rid1 = Buffer();
+        launch(be, nr, [&](unsigned g, int b) { iota_kernel<<<g, b, 0, st>>>(nr, id.as<uint32_t>()); });
+        const int wbits = std::max(1, bits_for((uint64_t)(S.column_blocks - 1)));
+        be.cub_call([&](void *tmp, size_t &bytes) {  // stable: partition order kept per window
+            return cubns::DeviceRadixSort::SortPairs(tmp, bytes, wk.as<uint32_t>(), swk.as<uint32_t>(), id.as<uint32_t>(),
+                                                     sid.as<uint32_t>(), nr, 0, wbits, st);
+        });
+        S.run_item = Buffer(&be, (size_t)(nr + 1) * 4);
+        S.run_dest = Buffer(&be, (size_t)std::max<int64_t>(nr, 1) * 4);
+        launch(be, nr + 1, [&](unsigned g, int b) {
+            run_order_kernel<<<g, b, 0, st>>>(nr, np, sid.as<uint32_t>(), first.as<uint32_t>(), S.run_dest.as<uint32_t>(),
+                                              len.as<uint32_t>());
+        });
+        be.cub_call([&](void *tmp, size_t &bytes) {
+            return cubns::DeviceScan::ExclusiveSum(tmp, bytes, len.as<uint32_t>(), S.run_item.as<uint32_t>(), nr + 1, st);
         });
         launch(be, S.column_blocks + 1, [&](unsigned g, int b) {
-            window_run_kernel<<<g, b, 0, st>>>(S.column_blocks, np, S.runs, swk.as<uint32_t>(), rid1.as<uint32_t>(),
-                                               S.window_run.as<uint32_t>(), S.run_item.as<uint32_t>());
+            window_run_kernel<<<g, b, 0, st>>>(S.column_blocks, nr, swk.as<uint32_t>(), S.window_run.as<uint32_t>());
         });
     }
     pkey = Buffer();

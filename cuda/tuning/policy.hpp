@@ -93,6 +93,10 @@ struct Policy {
     // A' products (PageRank, HITS) cache the transpose where A and it take at most this share of
     // device memory (PSV_TRANSPOSE_AUTO), else run on A alone (the push product).
     double transpose_memory_share = 0.5;
+    // The transpose sorts A's entries by column at once where the sort's scratch (about 16 bytes
+    // an entry for a pattern) takes at most this share of free device memory, else it is
+    // assembled in chunks (0: always in chunks).
+    double transpose_sort_share = 0.5;
     // ---- context ----
     size_t pool_cache_bytes = 0;          // the device pool keeps at most this much cached
     int64_t progress_min_entries = 20000000;  // PSV_OPT_PROGRESS reports builds above this

@@ -1,8 +1,8 @@
 // Streamed construction (cuda/build/assemble.cu): device COO with duplicates (valued: the first
 // delivered kept), dropped tuples (row < 0), empty rows at piece boundaries, rectangular shapes,
-// the transpose and the pattern of A + A', each built in chunks and pieces far smaller than the
-// input (the policy's assemble_chunk / assemble_piece) and with the defaults: every result equals
-// a host reference, whatever the chunk and piece sizes. An index outside the matrix is
+// the transpose (sorted at once, or assembled in chunks) and the pattern of A + A', each built in
+// chunks and pieces far smaller than the input (the policy's assemble_chunk / assemble_piece) and
+// with the defaults: every result equals a host reference, whatever the chunk and piece sizes. An index outside the matrix is
 // PSV_ERROR_INVALID_INDEX with nothing kept.
 #include <cuda_runtime.h>
 
@@ -144,19 +144,23 @@ int main() {
     // many duplicates: 20 tuples per distinct entry on average
     inputs.push_back(make_input("duplicates", gputest::random_edges(64, 64, 40000, 8), true, false, 7));
     if (!small) inputs.push_back(make_input("rmat-16 valued", gputest::rmat(16, 16, 9), true, true, 8));
+    // the transpose sorts at once under the defaults, and is assembled in chunks under the others
     struct Setting {
         const char *name;
         int64_t chunk, piece;
+        double transpose_sort_share;
     };
-    const Setting settings[] = {{"defaults", base.assemble_chunk, base.assemble_piece},
-                                {"chunk 777, piece 1500", 777, 1500},
-                                {"chunk 1, piece 1", 1, 1},
-                                {"chunk 4096, piece 33", 4096, 33}};
+    const Setting settings[] = {{"defaults", base.assemble_chunk, base.assemble_piece, base.transpose_sort_share},
+                                {"defaults, transpose in chunks", base.assemble_chunk, base.assemble_piece, 0.0},
+                                {"chunk 777, piece 1500", 777, 1500, 0.0},
+                                {"chunk 1, piece 1", 1, 1, 0.0},
+                                {"chunk 4096, piece 33", 4096, 33, 0.0}};
     for (const Setting &s : settings) {
         if (s.chunk == 1 && small) continue;  // one tuple a chunk: thousands of launches
         cuda::Policy p = base;
         p.assemble_chunk = s.chunk;
         p.assemble_piece = s.piece;
+        p.transpose_sort_share = s.transpose_sort_share;
         for (const Input &in : inputs)
             if (!(s.chunk == 1 && in.r.size() > 20000)) check_input(ctx, p, in, s.name);
     }

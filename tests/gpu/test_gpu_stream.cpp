@@ -118,6 +118,36 @@ int plan_counts(psv_context *gpu, const gputest::Edges &E) {
     return 1;
 }
 
+// A transpose's plan, read from the entries of the matrix it transposes (PageRank's and HITS's A'),
+// equals the plan built from its own entries, array for array.
+int transpose_plan(psv_context *gpu, const gputest::Edges &E, bool valued, const char *name) {
+    psv_context_set_option(gpu, PSV_OPT_KERNEL, PSV_KERNEL_STREAM);
+    const int64_t nnz = (int64_t)E.rows.size();
+    if (nnz == 0) return 0;  // no plan
+    std::vector<float> v;
+    for (int64_t k = 0; valued && k < nnz; ++k) v.push_back(0.25f + (float)(k % 7));
+    psv_matrix *A = nullptr;
+    REQUIRE(psv_matrix_build(gpu, PSV_FP32, E.nrows, E.ncols, nnz, E.rows.data(), E.cols.data(), valued ? v.data() : nullptr,
+                             PSV_FIRST, &A) == PSV_SUCCESS);
+    try {
+        const std::unique_ptr<psv::MatrixStore> T = psv::cuda::store_of(A).transposed();
+        const psv::cuda::StreamPlanCopy from_a = psv::cuda::download_stream_plan(*T);
+        psv::FormatOptions fo;
+        fo.kernel = PSV_KERNEL_STREAM;
+        T->rebuild(fo);
+        const psv::cuda::StreamPlanCopy own = psv::cuda::download_stream_plan(*T);
+        size_t differ = 0;
+        for (size_t k = 0; k < own.arrays.size() && k < from_a.arrays.size(); ++k) differ += from_a.arrays[k] != own.arrays[k];
+        CHECK_MSG(!own.counts.empty() && from_a.counts == own.counts && from_a.arrays.size() == own.arrays.size() && differ == 0,
+                  "%s%s: the transpose's plan read from A differs from its own (%zu arrays differ)", name,
+                  valued ? " valued" : "", differ);
+    } catch (const psv::Error &e) {
+        CHECK_MSG(false, "%s: %s", name, e.what());
+    }
+    psv_matrix_free(&A);
+    return 1;
+}
+
 }  // namespace
 
 int main() {
@@ -168,6 +198,10 @@ int main() {
         checks += run_float<float>(gpu, rc, R, PSV_FP32, true);
         checks += run_exact(cpu, gpu, rc, R, PSV_INT32);
         if (P.rows) checks += plan_counts(gpu, R);
+        checks += transpose_plan(gpu, R, false, "rmat");
+        checks += transpose_plan(gpu, R, true, "rmat");
+        for (const Case &cs : cases())
+            if (!small) checks += transpose_plan(gpu, edges_for(cs, 5), true, cs.name);
     }
     // AUTO streams a power-law matrix above the policy's size where the policy lets it (both forced
     // here); by default it does not
