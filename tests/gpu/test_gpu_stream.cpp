@@ -6,8 +6,8 @@
 // partitions and pieces: rows whose runs span threads' ranges, warps and pieces, partitions without
 // pairs (empty rows), a dense block of long rows over the same columns. Also: the plan's counts
 // and device bytes, an AUTO rule that streams, u with absent entries and products wider than the
-// plan's values (the CSR fallback), a mask and an accumulator, and an allocation failure while
-// planning.
+// plan's values (the CSR fallback), a mask and an accumulator, an allocation failure while
+// planning, and a transpose's plan read from the matrix it transposes against its own.
 #include <cuda_runtime.h>
 
 #include <atomic>
@@ -120,15 +120,24 @@ int plan_counts(psv_context *gpu, const gputest::Edges &E) {
 
 // A transpose's plan, read from the entries of the matrix it transposes (PageRank's and HITS's A'),
 // equals the plan built from its own entries, array for array.
-int transpose_plan(psv_context *gpu, const gputest::Edges &E, bool valued, const char *name) {
+// Valued: the values (of 1, 4 or 8 bytes) travel with the entries, or (8) their places.
+int transpose_plan(psv_context *gpu, const gputest::Edges &E, bool valued, const char *name, psv_type type = PSV_FP32) {
     psv_context_set_option(gpu, PSV_OPT_KERNEL, PSV_KERNEL_STREAM);
     const int64_t nnz = (int64_t)E.rows.size();
     if (nnz == 0) return 0;  // no plan
-    std::vector<float> v;
-    for (int64_t k = 0; valued && k < nnz; ++k) v.push_back(0.25f + (float)(k % 7));
+    std::vector<float> vf;
+    std::vector<double> vd;
+    std::vector<uint8_t> vb;
+    for (int64_t k = 0; valued && k < nnz; ++k) {
+        vf.push_back(0.25f + (float)(k % 7));
+        vd.push_back(0.125 + (double)(k % 11));
+        vb.push_back((uint8_t)(k % 3 != 0));
+    }
+    const void *vals = !valued ? nullptr : type == PSV_FP64 ? (const void *)vd.data() : type == PSV_BOOL ? (const void *)vb.data()
+                                                                                                        : (const void *)vf.data();
     psv_matrix *A = nullptr;
-    REQUIRE(psv_matrix_build(gpu, PSV_FP32, E.nrows, E.ncols, nnz, E.rows.data(), E.cols.data(), valued ? v.data() : nullptr,
-                             PSV_FIRST, &A) == PSV_SUCCESS);
+    REQUIRE(psv_matrix_build(gpu, type, E.nrows, E.ncols, nnz, E.rows.data(), E.cols.data(), vals, PSV_FIRST, &A) ==
+            PSV_SUCCESS);
     try {
         const std::unique_ptr<psv::MatrixStore> T = psv::cuda::store_of(A).transposed();
         const psv::cuda::StreamPlanCopy from_a = psv::cuda::download_stream_plan(*T);
@@ -139,8 +148,8 @@ int transpose_plan(psv_context *gpu, const gputest::Edges &E, bool valued, const
         size_t differ = 0;
         for (size_t k = 0; k < own.arrays.size() && k < from_a.arrays.size(); ++k) differ += from_a.arrays[k] != own.arrays[k];
         CHECK_MSG(!own.counts.empty() && from_a.counts == own.counts && from_a.arrays.size() == own.arrays.size() && differ == 0,
-                  "%s%s: the transpose's plan read from A differs from its own (%zu arrays differ)", name,
-                  valued ? " valued" : "", differ);
+                  "%s%s (type %d): the transpose's plan read from A differs from its own (%zu arrays differ)", name,
+                  valued ? " valued" : "", (int)type, differ);
     } catch (const psv::Error &e) {
         CHECK_MSG(false, "%s: %s", name, e.what());
     }
@@ -200,6 +209,8 @@ int main() {
         if (P.rows) checks += plan_counts(gpu, R);
         checks += transpose_plan(gpu, R, false, "rmat");
         checks += transpose_plan(gpu, R, true, "rmat");
+        checks += transpose_plan(gpu, R, true, "rmat", PSV_FP64);
+        checks += transpose_plan(gpu, R, true, "rmat", PSV_BOOL);
         for (const Case &cs : cases())
             if (!small) checks += transpose_plan(gpu, edges_for(cs, 5), true, cs.name);
     }
