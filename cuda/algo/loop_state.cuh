@@ -1,5 +1,6 @@
-// An algorithm loop's state moved on the device (LoopState, src/core/algo_steps.hpp): a step's
-// difference as a reduction's result (see OutArray in cuda/vector/reduce.cuh).
+// What the algorithm steps share on the device: the loop's state moved by a step's difference as
+// a reduction's result (LoopState, src/core/algo_steps.hpp; see OutArray in cuda/vector/reduce.cuh),
+// and PageRank's rank update (the update step's and the fused accumulate pass's).
 #pragma once
 #include "core/algo_steps.hpp"
 
@@ -19,6 +20,13 @@ struct OutLoop {
         s.done = s.converged || s.iterations >= s.max_iterations;
     }
 };
+
+// PageRank's new rank in fp32: scale p + d t, with scale = (1 - d) + d dangling (pagerank_scale_of),
+// p the row's teleport share (1/n or personal(i)) and t its sum over A'.
+__device__ __forceinline__ float pagerank_scale_of(double damping, double dangling) {
+    return (float)((1.0 - damping) + damping * dangling);
+}
+__device__ __forceinline__ float pagerank_rank(float scale, float d, float p, float t) { return scale * p + d * t; }
 
 }  // namespace cuda
 }  // namespace psv

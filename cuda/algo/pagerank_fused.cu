@@ -2,7 +2,7 @@
 // pagerank_fused; the passes in cuda/spmv/stream.cuh): the scatter stages w = r .* inv_outdeg for
 // its window of x, the first block of each window sums the window's dangling rank and the last of
 // those the windows' sums; the accumulate pass turns its partition's row sums into the new rank
-// (pagerank_update's formula), and the last block to finish sums the blocks' differences and
+// (pagerank_rank, as the update step), and the last block to finish sums the blocks' differences and
 // moves the loop state. Every sum is in a fixed order: the dangling rank by window, then in window
 // order; the differences by partition, then in partition order. Against the three steps it saves
 // writing and reading w and t and two launches an iteration.
@@ -57,7 +57,7 @@ struct PrStreamSource {
     }
 };
 
-// The accumulate pass's rows: r(i) = (1 - d) p(i) + d dangling p(i) + d t(i) (as PrUpdate, t(i)
+// The accumulate pass's rows: r(i) = (1 - d) p(i) + d dangling p(i) + d t(i) (pagerank_rank, t(i)
 // the row's sum rounded to fp32), the block's sum of |r_new(i) - r(i)| into diffs[k]; the last
 // block sums diffs in partition order and counts the iteration (OutLoop).
 struct PrStreamOut {
@@ -77,7 +77,7 @@ struct PrStreamOut {
         // batch fly together, none waits on the stores before it)
         const double dg = __ldg(dangling);
         const float d = (float)damping;
-        const float scale = (float)((1.0 - damping) + damping * dg);
+        const float scale = pagerank_scale_of(damping, dg);
         double diff = 0.0;
         constexpr int U = 8;
         for (int64_t i0 = threadIdx.x; i0 < nr; i0 += U * (int64_t)blockDim.x) {
@@ -92,8 +92,7 @@ struct PrStreamOut {
             for (int u = 0; u < U; ++u) {
                 const int64_t i = i0 + u * (int64_t)blockDim.x;
                 if (i >= nr) break;
-                const float base = personal ? scale * p[u] : scale * (float)inv_n;
-                const float rn = base + d * (float)ys[i];
+                const float rn = pagerank_rank(scale, d, personal ? p[u] : (float)inv_n, (float)ys[i]);
                 diff += fabs((double)rn - (double)old[u]);
                 r[r0 + i] = rn;
             }

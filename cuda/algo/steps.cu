@@ -96,10 +96,8 @@ template <bool Personal> struct PrUpdate {
     const double *dangling;
     double damping, inv_n;
     __device__ double operator()(int64_t i, int) const {
-        const float d = (float)damping;
-        const float scale = (float)((1.0 - damping) + damping * __ldg(dangling));
-        const float base = Personal ? scale * __ldg(personal + i) : scale * (float)inv_n;
-        const float rn = base + d * __ldg(t + i);
+        const float scale = pagerank_scale_of(damping, __ldg(dangling));
+        const float rn = pagerank_rank(scale, (float)damping, Personal ? __ldg(personal + i) : (float)inv_n, __ldg(t + i));
         const double dd = fabs((double)rn - (double)r[i]);
         r[i] = rn;
         return dd;

@@ -19,9 +19,6 @@ __global__ void count_kernel(int64_t n, const int32_t *idx, int32_t *count) {
 __global__ void row_heads_kernel(int64_t nrows, const int64_t *rp, int32_t *row) {
     PSV_GRID_LOOP(i, nrows) if (rp[i + 1] > rp[i]) row[rp[i]] = (int32_t)i;
 }
-struct MaxOf {
-    __device__ int32_t operator()(int32_t a, int32_t b) const { return a > b ? a : b; }
-};
 
 template <int VS> __global__ void gather_values_kernel(int64_t n, const uint32_t *src, const uint8_t *val, uint8_t *out) {
     PSV_GRID_LOOP(d, n) {
@@ -52,7 +49,7 @@ void rows_of_entries(CudaBackend &be, int64_t nnz, const int64_t *rp, int64_t nr
     be.set_bytes(row, 0, (size_t)nnz * 4);
     launch(be, nrows, [&](unsigned g, int b) { row_heads_kernel<<<g, b, 0, be.stream()>>>(nrows, rp, row); });
     be.cub_call([&](void *tmp, size_t &bytes) {  // in place
-        return cubns::DeviceScan::InclusiveScan(tmp, bytes, row, row, MaxOf(), nnz, be.stream());
+        return cubns::DeviceScan::InclusiveScan(tmp, bytes, row, row, MaxOf<int32_t>(), nnz, be.stream());
     });
 }
 

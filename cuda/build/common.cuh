@@ -36,6 +36,11 @@ template <class K> __device__ __forceinline__ int64_t lower_bound_d(const K *a, 
     return lo;
 }
 
+// max(a, b): the scan operator of running maxima (row of each entry, row pointers from run ends).
+template <class T> struct MaxOf {
+    __device__ T operator()(T a, T b) const { return a > b ? a : b; }
+};
+
 // Launch f(grid, 256) over n items (nothing for n <= 0) and check the launch.
 template <class F> void launch(CudaBackend &, int64_t n, F &&f) {
     if (n <= 0) return;

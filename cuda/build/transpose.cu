@@ -69,10 +69,6 @@ __global__ void key_ends_kernel(int64_t n, const uint32_t *key, int64_t *end) {
     }
 }
 
-struct MaxOf {
-    __device__ int64_t operator()(int64_t a, int64_t b) const { return a > b ? a : b; }
-};
-
 // T = A' by one stable radix sort of A's entries (in row order) by column, their rows (and
 // values) carried: each column's rows arrive increasing. False, with nothing allocated, where the
 // sort's scratch would take more than Policy::transpose_sort_share of free device memory.
@@ -120,7 +116,7 @@ template <class V> bool transpose_by_sort(CudaBackend &be, const CudaMatrix &A, 
             be.set_bytes(end.get(), 0, (size_t)ncols * 8);
             launch(be, n, [&](unsigned g, int b) { key_ends_kernel<<<g, b, 0, st>>>(n, skey.as<uint32_t>(), end.as<int64_t>()); });
             be.cub_call([&](void *tmp, size_t &bytes) {
-                return cubns::DeviceScan::InclusiveScan(tmp, bytes, end.as<int64_t>(), rp.as<int64_t>() + 1, MaxOf(), ncols, st);
+                return cubns::DeviceScan::InclusiveScan(tmp, bytes, end.as<int64_t>(), rp.as<int64_t>() + 1, MaxOf<int64_t>(), ncols, st);
             });
         }
         if constexpr (valued) {

@@ -14,25 +14,10 @@ template <class Op, class T> __device__ __forceinline__ T warp_allreduce(const O
     return v;
 }
 
-// Block of kReduceThreads: warp butterflies, then warp 0 combines the warp results in order.
-template <class Op, class T> __device__ T block_reduce(const Op &op, T v, T id) {
-    __shared__ T part[kReduceThreads / 32];
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    v = warp_allreduce(op, v);
-    if (lane == 0) part[warp] = v;
-    __syncthreads();
-    T r = id;
-    if (warp == 0) {
-        r = lane < kReduceThreads / 32 ? part[lane] : id;
-        r = warp_allreduce(op, r);
-    }
-    __syncthreads();
-    return r;  // valid in thread 0
-}
 
-// The same over a block of any size up to 32 warps, returned to every thread; scratch: 32 values
-// of shared memory, free again when it returns. Of kReduceThreads threads it gives block_reduce's
-// value.
+// A block's fixed-shape reduction (any size up to 32 warps): warp butterflies, then a butterfly
+// over the warps' results in warp order, returned to every thread; scratch: 32 values of shared
+// memory, free again when it returns.
 template <class Op, class T> __device__ T block_allreduce(const Op &op, T v, T id, T *scratch) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = (int)(blockDim.x >> 5);
     v = warp_allreduce(op, v);
@@ -94,8 +79,8 @@ __global__ void __launch_bounds__(kReduceThreads)
     const int64_t end = begin + per_block < n ? begin + per_block : n;
     T acc = id;
     for (int64_t i = begin + threadIdx.x; i < end; i += kReduceThreads) acc = op.apply(acc, f(i, 0));
-    acc = block_reduce(op, acc, id);
     __shared__ T scratch[32];
+    acc = block_allreduce(op, acc, id, scratch);
     T r;
     if (!last_block_combine(op, acc, id, partials, blockIdx.x, gridDim.x, counter, scratch, r)) return;
     if (threadIdx.x == 0) out.put(0, r);
