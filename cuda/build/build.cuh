@@ -11,9 +11,10 @@ namespace cuda {
 
 // Rank M's columns by length (ranking.cu): col_order[k] = the column of rank k, rank_of its
 // inverse; hot_min_length sets ColumnStats::hot_columns. ranked_keys, where given, receives the
-// sort keys: uint32 ~length of each rank (ascending).
+// sort keys: uint32 ~length of each rank (ascending). transposed_from, where M is its transpose:
+// the column lengths are read from its row pointer.
 ColumnStats rank_columns(CudaBackend &be, const CudaMatrix &M, int64_t hot_min_length, Buffer &col_order,
-                         Buffer &rank_of, Buffer *ranked_keys = nullptr);
+                         Buffer &rank_of, Buffer *ranked_keys = nullptr, const CudaMatrix *transposed_from = nullptr);
 
 // The performance model's inputs (plan.cu): the device, the kernels' shapes under policy p, a
 // matrix's statistics (from its column ranking) for values of vb bytes, and the candidate plans
@@ -82,8 +83,9 @@ std::unique_ptr<MatrixStore> symmetric_pattern(CudaBackend &be, const CudaMatrix
 std::unique_ptr<MatrixStore> coo_to_matrix(CudaBackend &be, int64_t nrows, int64_t ncols, psv_type type, int64_t nnz,
                                            const int32_t *rows, const int32_t *cols, const void *values,
                                            const FormatOptions &opt);
-// Row statistics (empty rows, longest row) of M's CSR, then M.rebuild(opt) (matrix.cu).
-void finish_matrix(CudaBackend &be, CudaMatrix &M, const FormatOptions &opt);
+// Row statistics (empty rows, longest row) of M's CSR, then M.rebuild_from(opt, transposed_from)
+// (matrix.cu; transposed_from: the matrix M is the transpose of, or null).
+void finish_matrix(CudaBackend &be, CudaMatrix &M, const FormatOptions &opt, const CudaMatrix *transposed_from = nullptr);
 
 }  // namespace cuda
 }  // namespace psv

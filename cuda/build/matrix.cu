@@ -30,7 +30,7 @@ __global__ void row_stats_kernel(int64_t n, const int64_t *rp, unsigned long lon
     }
 }
 
-void finish_matrix(CudaBackend &be, CudaMatrix &M, const FormatOptions &opt) {
+void finish_matrix(CudaBackend &be, CudaMatrix &M, const FormatOptions &opt, const CudaMatrix *transposed_from) {
     // empty rows and the longest row (integer atomics: exact)
     Buffer stats(&be, 16);
     be.set_bytes(stats.get(), 0, 16);
@@ -44,7 +44,7 @@ void finish_matrix(CudaBackend &be, CudaMatrix &M, const FormatOptions &opt) {
     be.download(h, stats.get(), 16);
     M.empty_rows = (int64_t)h[0];
     M.max_row_length = (int32_t)(h[1] & 0xffffffffu);
-    M.rebuild(opt);
+    M.rebuild_from(opt, transposed_from);
     M.peak_bytes = (int64_t)(be.pool().peak_bytes() - M.build_start_bytes);
 }
 
@@ -309,9 +309,7 @@ std::unique_ptr<MatrixStore> CudaMatrix::transposed() const {
     be_->activate();
     auto T = std::make_unique<CudaMatrix>(be_);
     transpose_csr(*be_, *this, *T);
-    T->transpose_of = this;
-    finish_matrix(*be_, *T, options);
-    T->transpose_of = nullptr;
+    finish_matrix(*be_, *T, options, this);
     return T;
 }
 

@@ -140,6 +140,11 @@ struct StreamPlan {
     Buffer item_col;    // uint16 [pairs, rounded up to 4]: each pair's column less its block's first, in pv order
     // workspace of one product (the context's stream orders products)
     Buffer pv;  // pairs x vb
+    // Every array above, the workspace last (device_bytes counts them, tests copy them).
+    std::vector<const Buffer *> arrays() const {
+        return {&part_piece, &piece_pair, &piece_entry, &order, &ent, &val, &nonempty, &window_run, &run_item, &run_dest,
+                &item_col, &pv};
+    }
     int64_t device_bytes() const;
     std::string describe() const;
     // The bytes one product moves by the byte model (tuning::stream_model_bytes).
@@ -155,7 +160,10 @@ public:
     explicit CudaMatrix(CudaBackend *be) : be_(be), policy(be->policy()), build_start_bytes(be->pool().in_use_bytes()) {
         be->pool().reset_peak();
     }
-    void rebuild(const FormatOptions &opt) override;
+    void rebuild(const FormatOptions &opt) override { rebuild_from(opt, nullptr); }
+    // rebuild, where this matrix is the transpose of *transposed_from (transposed(): its column
+    // lengths and streamed plan are read from that matrix's row pointer and entries), else null.
+    void rebuild_from(const FormatOptions &opt, const CudaMatrix *transposed_from);
     void info(psv_matrix_info &out) const override;
     int32_t tile_count() const override { return (int32_t)summary().tiles.size(); }
     void tile_info(int32_t tile, psv_tile_info &out) const override;
@@ -210,9 +218,6 @@ public:
     int64_t n_long_rows = 0;
     ChunkPlan chunks;
     StreamPlan stream;
-    // Set only while transposed() builds this matrix: the matrix it is the transpose of (its
-    // streamed plan is read from that one's entries).
-    const CudaMatrix *transpose_of = nullptr;
     // the performance model's view of the last rebuild (plan.cu): the plan built, its predicted
     // ms (0: no table), the best other candidate, how many candidates, all of them ranked
     tuning::Plan plan;

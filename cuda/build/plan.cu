@@ -253,7 +253,7 @@ FormParams form_params(const FormatOptions &opt, const Policy &p, size_t vb, boo
 
 // Everything is built into locals and committed at the end: on failure the old plan and form
 // stay.
-void CudaMatrix::rebuild(const FormatOptions &opt) {
+void CudaMatrix::rebuild_from(const FormatOptions &opt, const CudaMatrix *transposed_from) {
     be_->activate();
     auto t0 = std::chrono::steady_clock::now();
     const Policy p = be_->policy();
@@ -279,7 +279,7 @@ void CudaMatrix::rebuild(const FormatOptions &opt) {
     ColumnStats cs;
     Buffer order, rank_of, ranked_keys;
     if (nvals > 0 && (k == PSV_KERNEL_AUTO || table))
-        cs = rank_columns(*be_, *this, p.hot_min_length, order, rank_of, &ranked_keys);
+        cs = rank_columns(*be_, *this, p.hot_min_length, order, rank_of, &ranked_keys, transposed_from);
     const auto t_model = std::chrono::steady_clock::now();
     const tuning::MatrixStats ms = model_stats(*this, cs, vb);
     // the candidates AUTO may choose among, ranked by the model's time where there is a table
@@ -381,7 +381,7 @@ void CudaMatrix::rebuild(const FormatOptions &opt) {
         cs = std::move(fs);
     }
     StreamPlan sp;  // an empty matrix's STREAM runs the CSR kernel (no plan)
-    if (k == PSV_KERNEL_STREAM && nvals > 0) sp = build_stream_plan(*be_, *this, p, vb, transpose_of);
+    if (k == PSV_KERNEL_STREAM && nvals > 0) sp = build_stream_plan(*be_, *this, p, vb, transposed_from);
     rank_of = Buffer();
     ranked_keys = Buffer();
     // the CSR kernel's plan (it also serves products whose input vector has absent entries)

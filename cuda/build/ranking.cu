@@ -78,7 +78,7 @@ __global__ void row_lengths_kernel(int64_t n, const int64_t *rp, int32_t *len) {
 }  // namespace
 
 ColumnStats rank_columns(CudaBackend &be, const CudaMatrix &M, int64_t hot_min_length, Buffer &col_order,
-                         Buffer &rank_of, Buffer *ranked_keys) {
+                         Buffer &rank_of, Buffer *ranked_keys, const CudaMatrix *transposed_from) {
     cudaStream_t st = be.stream();
     const int64_t nrows = M.nrows, ncols = M.ncols, nnz = M.nvals;
     const int32_t *col = M.col.as<int32_t>();
@@ -92,7 +92,7 @@ ColumnStats rank_columns(CudaBackend &be, const CudaMatrix &M, int64_t hot_min_l
         be.set_bytes(st_d.get(), 0, 32);
         // the lengths counted with the near entries, or (a transpose being built) read from the
         // row pointer of the matrix it transposes
-        const CudaMatrix *from = M.transpose_of;
+        const CudaMatrix *from = transposed_from;
         if (from) {
             launch(be, ncols, [&](unsigned g, int b) {
                 row_lengths_kernel<<<g, b, 0, st>>>(ncols, from->row_ptr.as<int64_t>(), len.as<int32_t>());

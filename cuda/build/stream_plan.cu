@@ -436,9 +436,7 @@ StreamPlan build_stream_plan(CudaBackend &be, const CudaMatrix &M, const Policy 
 
 int64_t StreamPlan::device_bytes() const {
     int64_t n = 0;
-    for (const Buffer *b : {&part_piece, &piece_pair, &piece_entry, &order, &ent, &val, &nonempty, &window_run, &run_item,
-                            &run_dest, &item_col, &pv})
-        n += (int64_t)b->size();
+    for (const Buffer *b : arrays()) n += (int64_t)b->size();
     return n;
 }
 

@@ -14,7 +14,6 @@ template <class Op, class T> __device__ __forceinline__ T warp_allreduce(const O
     return v;
 }
 
-
 // A block's fixed-shape reduction (any size up to 32 warps): warp butterflies, then a butterfly
 // over the warps' results in warp order, returned to every thread; scratch: 32 values of shared
 // memory, free again when it returns.
