@@ -61,7 +61,9 @@ Policy select_policy(const DeviceTraits &d) {
     p.stream_block_reserve = 2048;
     // 16 K rows: their fp64 accumulators take 128 KB, leaving 24 K fp32 slots a piece
     p.stream_rows = 16384;
-    p.stream_parts_per_sm = 4;
+    // fewer rows where a matrix would give fewer than 2 partitions per SM: at R-MAT 20-22 (1-4 M
+    // rows) 2 partitions per SM moved fewer pairs than 4 and balanced as well (docs/benchmarks.md)
+    p.stream_parts_per_sm = 2;
     p.stream_min_slots = 8192;
     p.stream_slots_max = 65535;
     p.stream_window_max = 65536;

@@ -71,7 +71,7 @@ struct Policy {
     int stream_blocks_per_sm = 1;        // accumulate blocks sharing an SM's shared memory
     size_t stream_block_reserve = 2048;  // shared memory per accumulate block kept out of its rows and slots
     int64_t stream_rows = 16384;         // rows per partition, at most (its accumulators in shared memory)
-    int64_t stream_parts_per_sm = 4;     // fewer rows per partition where there would be fewer partitions per SM
+    int64_t stream_parts_per_sm = 2;     // fewer rows per partition where there would be fewer partitions per SM
     int64_t stream_min_slots = 8192;     // a piece holds at least this many pairs (else fewer rows)
     int64_t stream_slots_max = 65535;    // ... and at most this many
     int64_t stream_window_max = 65536;   // the scatter's x window: at most this many columns

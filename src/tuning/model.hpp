@@ -94,7 +94,7 @@ struct KernelShape {
     int64_t hot_fixed_smem = 0;       // ... shared memory per block besides the hot values
     int64_t l1_total = 256 * 1024;    // L1 and shared memory per SM
     int64_t stream_rows = 16384;      // streamed plan: rows per partition, at most
-    int64_t stream_parts_per_sm = 4;  // ... fewer rows where there would be fewer partitions per SM
+    int64_t stream_parts_per_sm = 2;  // ... fewer rows where there would be fewer partitions per SM
     int64_t stream_slots = 24608;     // ... pair slots per piece (fp32)
 };
 
