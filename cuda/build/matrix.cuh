@@ -140,10 +140,10 @@ struct StreamPlan {
     Buffer item_col;    // uint16 [pairs, rounded up to 4]: each pair's column less its block's first, in pv order
     // workspace of one product (the context's stream orders products)
     Buffer pv;  // pairs x vb
-    // Every array above, the workspace last (device_bytes counts them, tests copy them).
+    // The plan's arrays, every one above but the workspace (device_bytes adds pv; tests copy them).
     std::vector<const Buffer *> arrays() const {
         return {&part_piece, &piece_pair, &piece_entry, &order, &ent, &val, &nonempty, &window_run, &run_item, &run_dest,
-                &item_col, &pv};
+                &item_col};
     }
     int64_t device_bytes() const;
     std::string describe() const;

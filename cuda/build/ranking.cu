@@ -92,10 +92,9 @@ ColumnStats rank_columns(CudaBackend &be, const CudaMatrix &M, int64_t hot_min_l
         be.set_bytes(st_d.get(), 0, 32);
         // the lengths counted with the near entries, or (a transpose being built) read from the
         // row pointer of the matrix it transposes
-        const CudaMatrix *from = transposed_from;
-        if (from) {
+        if (transposed_from) {
             launch(be, ncols, [&](unsigned g, int b) {
-                row_lengths_kernel<<<g, b, 0, st>>>(ncols, from->row_ptr.as<int64_t>(), len.as<int32_t>());
+                row_lengths_kernel<<<g, b, 0, st>>>(ncols, transposed_from->row_ptr.as<int64_t>(), len.as<int32_t>());
             });
         } else {
             be.set_bytes(len.get(), 0, (size_t)ncols * 4);
@@ -103,7 +102,7 @@ ColumnStats rank_columns(CudaBackend &be, const CudaMatrix &M, int64_t hot_min_l
         if (nnz > 0 && nrows > 0) {
             const int64_t tiles = (nnz + kNearTile - 1) / kNearTile;
             const unsigned g = (unsigned)std::min<int64_t>(tiles, (int64_t)be.policy().sms * 8);
-            auto kernel = from ? count_near_kernel<false> : count_near_kernel<true>;
+            auto kernel = transposed_from ? count_near_kernel<false> : count_near_kernel<true>;
             kernel<<<g, kNearThreads, 0, st>>>(nnz, col, M.row_ptr.as<int64_t>(), nrows, (double)ncols / (double)nrows,
                                                len.as<int32_t>(), (unsigned long long *)(st_d.as<int64_t>() + 3));
             PSV_CUDA_LAUNCH_CHECK();

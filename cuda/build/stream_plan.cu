@@ -435,7 +435,7 @@ StreamPlan build_stream_plan(CudaBackend &be, const CudaMatrix &M, const Policy 
 }
 
 int64_t StreamPlan::device_bytes() const {
-    int64_t n = 0;
+    int64_t n = (int64_t)pv.size();
     for (const Buffer *b : arrays()) n += (int64_t)b->size();
     return n;
 }
