@@ -149,6 +149,7 @@ struct Opts {
         int stream_bps = 0;             // the policy's stream_blocks_per_sm (0: as chosen)
         int64_t stream_rows = 0;        // ... stream_rows (0: as chosen)
         int64_t stream_parts_per_sm = 0;  // ... stream_parts_per_sm (0: as chosen)
+        int stream_overlap = -1;          // ... stream_overlap_launch (-1: as chosen)
     };
     std::vector<Variant> variants;  // extra psv format options timed on every matrix
     std::vector<int64_t> proto_tw = {0, -1};  // bench prototype tile widths (0: L2 / 16 bytes; -1: one tile)

@@ -9,14 +9,15 @@
 //   --runs R (50) --warmup W (5) --json F --csv F --svg F --no-algos --no-reorder
 //   --rwr-max-nnz N (20000000) --algo-max-nnz N (600000000) --seed S --no-flush
 //   --contrast (mark the following matrices as non-power-law)  --powerlaw (back)
-//   --variant tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr|stream,hot=H,ranked=0|1,prefix=P,sbps=N,srows=N,sppm=N   (repeatable) also
+//   --variant tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr|stream,hot=H,ranked=0|1,prefix=P,sbps=N,srows=N,sppm=N,slap=0|1   (repeatable) also
 //                              time psv with these format options (tile width, max dense tiles,
 //                              workload size, kernel; hot: AUTO's hot columns in shared memory, 0 =
 //                              none, the policy's hot_columns; ranked=1: AUTO's x in column rank
 //                              order on any matrix, the policy's rank_order_always; prefix: the
 //                              ranks a ranked hot-kernel plan keeps, the policy's ranked_prefix;
-//                              sbps, srows, sppm: the streamed product's blocks per SM, rows per
-//                              partition and partitions per SM, the policy's stream_* fields; all
+//                              sbps, srows, sppm, slap: the streamed product's blocks per SM, rows
+//                              per partition, partitions per SM and overlapped launch, the policy's
+//                              stream_* fields; all
 //                              injected through psv::cuda::set_policy and replan)
 //   --proto-tw LIST            tile widths of the bench-side prototype (not psv): 0 = L2/16 bytes,
 //                              -1 = one tile, "none" = skip (default "0,-1")
@@ -331,6 +332,7 @@ static std::string plan_variant(const Opts::Variant &v, psv_matrix *PA, psv_matr
     if (v.stream_bps > 0) p.stream_blocks_per_sm = v.stream_bps;
     if (v.stream_rows > 0) p.stream_rows = v.stream_rows;
     if (v.stream_parts_per_sm > 0) p.stream_parts_per_sm = v.stream_parts_per_sm;
+    if (v.stream_overlap >= 0) p.stream_overlap_launch = v.stream_overlap != 0;
     std::string why;
     psv::cuda::set_policy(g_ctx, p);
     try {
@@ -429,7 +431,7 @@ static void usage() {
     std::fprintf(stderr,
                  "usage: psv_bench [--runs R] [--warmup W] [--json F] [--csv F] [--svg F] [--no-algos] [--no-reorder]\n"
                  "                 [--no-flush] [--rwr-max-nnz N] [--algo-max-nnz N] [--seed S] [--contrast|--powerlaw]\n"
-                 "                 [--variant tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr|stream,hot=H,ranked=0|1,prefix=P,sbps=N,srows=N,sppm=N]...\n"
+                 "                 [--variant tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr|stream,hot=H,ranked=0|1,prefix=P,sbps=N,srows=N,sppm=N,slap=0|1]...\n"
                  "                 [--exhaustive] [--tune FILE] MATRIX...\n"
                  "  MATRIX: rmat:SCALE[:EF] | stencil:N | PATH[@LABEL]\n"
                  "       psv_bench --capacity [--weighted] [--transpose auto|cache|push] rmat:SCALE[:EF]...\n"
@@ -442,7 +444,7 @@ static void usage() {
     std::exit(2);
 }
 
-// tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr|stream,hot=H,ranked=0|1,prefix=P,sbps=N,srows=N,sppm=N  (unset: the defaults)
+// tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr|stream,hot=H,ranked=0|1,prefix=P,sbps=N,srows=N,sppm=N,slap=0|1  (unset: the defaults)
 static Opts::Variant parse_variant(const std::string &spec) {
     Opts::Variant v;
     v.name = spec;
@@ -463,6 +465,7 @@ static Opts::Variant parse_variant(const std::string &spec) {
         else if (k == "sbps") v.stream_bps = std::atoi(val.c_str());
         else if (k == "srows") v.stream_rows = std::atoll(val.c_str());
         else if (k == "sppm") v.stream_parts_per_sm = std::atoll(val.c_str());
+        else if (k == "slap") v.stream_overlap = std::atoi(val.c_str());
         else if (k == "hot") v.hot = std::atoll(val.c_str());
         else if (k == "ranked") v.ranked = std::atoi(val.c_str()) != 0;
         else if (k == "prefix") v.prefix = std::atoll(val.c_str());

@@ -332,6 +332,7 @@ StreamPlan build_stream_plan(CudaBackend &be, const CudaMatrix &M, const Policy 
     const Policy::StreamShape shape = p.stream_shape(nrows, vb);
     S.rows = shape.rows;
     S.slots = shape.slots;
+    S.overlap = p.stream_overlap_launch;
     if (S.rows < 256 || S.slots < 1024)
         fail(PSV_ERROR_INVALID_VALUE, "the streamed product needs shared memory for 256 rows and 1024 slots per block");
     S.parts = (nrows + S.rows - 1) / S.rows;

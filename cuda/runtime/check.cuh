@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <utility>
 
 #include "core/error.hpp"
 
@@ -35,6 +36,37 @@ inline unsigned grid_for(int64_t n, int threads = 256, int64_t cap = 65535LL * 3
 // context's plan would fail another thread's launch of a larger one in between.
 void allow_smem_raw(const void *kernel, size_t bytes);  // runtime/backend.cu
 template <class K> void allow_smem(K kernel, size_t bytes) { allow_smem_raw(reinterpret_cast<const void *>(kernel), bytes); }
+
+// Programmatic dependent launch (sm_90): a kernel launched by launch_maybe_overlapped with overlap
+// set may start while the kernel before it in the stream ends, once every block of that kernel has
+// called grid_dependents_launch() (or exited). Before grid_dependency_wait() it may read only what
+// no kernel still running writes, and write nothing another reads; after it, the kernel before has
+// completed and its writes are visible. Both calls do nothing in a kernel launched plainly.
+__device__ __forceinline__ void grid_dependency_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void grid_dependents_launch() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+template <class... P, class... A>
+void launch_maybe_overlapped(void (*kernel)(P...), unsigned grid, unsigned block, size_t smem, cudaStream_t st, bool overlap,
+                             A &&...args) {
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(grid);
+    cfg.blockDim = dim3(block);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = st;
+    cudaLaunchAttribute at[1];
+    at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    at[0].val.programmaticStreamSerializationAllowed = overlap ? 1 : 0;
+    cfg.attrs = at;
+    cfg.numAttrs = 1;
+    PSV_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, std::forward<A>(args)...));
+}
 
 }  // namespace cuda
 }  // namespace psv

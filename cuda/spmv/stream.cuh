@@ -62,6 +62,8 @@ __global__ void __launch_bounds__(kStreamScatterThreads, 2)
     const int64_t b = blockIdx.x / splits, s = blockIdx.x % splits;
     const int64_t w0 = window_run[b], len = (int64_t)window_run[b + 1] - w0;
     const uint32_t r0 = (uint32_t)(w0 + len * s / splits), r1 = (uint32_t)(w0 + len * (s + 1) / splits);  // runs < 2^32
+    grid_dependency_wait();    // (launched overlapped) the kernel before: x, the loop's state, pv's last reader
+    grid_dependents_launch();  // the accumulate pass may start (launched overlapped, it waits for this grid's end)
     if (src.skip() || (r0 == r1 && !src.stages_empty(s))) return;
     const int64_t c0 = b * cblock;
     const uint32_t lane = threadIdx.x & 31, nw = blockDim.x >> 5, warp = threadIdx.x >> 5;
@@ -189,7 +191,7 @@ __global__ void __launch_bounds__(kStreamThreads, 1)
     __shared__ int32_t wlast[kWarps], wfirst[kWarps];
     __shared__ __align__(8) unsigned char wsum_raw[kWarps * 8];  // also out.finish's scratch
     Acc *wsum = reinterpret_cast<Acc *>(wsum_raw);
-    if (out.skip()) return;
+    if (out.skip()) return;  // (a state written before the scatter started: no wait needed)
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int64_t k = A.order[blockIdx.x];
     const int64_t r0 = k * A.rows, nr = min(A.rows, A.nrows - r0);
@@ -198,20 +200,24 @@ __global__ void __launch_bounds__(kStreamThreads, 1)
     const int32_t gfirst = A.pg[k], gend = A.pg[k + 1];
     constexpr int D = stream_groups_in_flight(sizeof(T)) + 1;  // group buffers: D - 1 loads in flight while one is summed
     StreamGroup<T> buf[D];
-    // piece g's pair values into xs and this thread's first D - 1 groups of its entries into buf.
-    // Group loads are never skipped: past the thread's last group they read the piece's last one
-    // (a piece holds at least one), so no load is merged with a default value (which would make
-    // the loop wait on it where it is issued).
+    // stage(g): piece g's pair values into xs (one committed group of copies); first_loads(g):
+    // this thread's first D - 1 groups of its entries into buf. Group loads are never skipped:
+    // past the thread's last group they read the piece's last one (a piece holds at least one),
+    // so no load is merged with a default value (which would make the loop wait on it where it is
+    // issued).
     auto group = [&](int64_t e0, int64_t groups, int64_t j) {  // the j-th group of this thread's range
         return e0 + 4 * min((int64_t)threadIdx.x + j * kStreamThreads, groups - 1);
     };
-    auto start = [&](int32_t g) {
-        stream_stage_async(A.pv, (int64_t)A.gp[g], (int64_t)A.gp[g + 1] - A.gp[g], xs);
+    auto stage = [&](int32_t g) { stream_stage_async(A.pv, (int64_t)A.gp[g], (int64_t)A.gp[g + 1] - A.gp[g], xs); };
+    auto first_loads = [&](int32_t g) {
         const int64_t e0 = A.ge[g], groups = (A.ge[g + 1] - e0) / 4;
 #pragma unroll
         for (int j = 0; j + 1 < D; ++j) buf[j].load(A, group(e0, groups, j));
     };
-    if (gfirst < gend) start(gfirst);
+    if (gfirst < gend) first_loads(gfirst);  // the plan's: not written by the scatter
+    grid_dependency_wait();                   // the scatter's pair values (where this launch overlaps it)
+    grid_dependents_launch();                 // a scatter launched overlapped may start (it waits for this grid's end)
+    if (gfirst < gend) stage(gfirst);
     for (int32_t g = gfirst; g < gend; ++g) {
         const int64_t e0 = A.ge[g], groups = (A.ge[g + 1] - e0) / 4;
         const int64_t mine = StreamPieceShape::of(groups).groups_of(threadIdx.x);
@@ -259,7 +265,10 @@ __global__ void __launch_bounds__(kStreamThreads, 1)
         if (lane == 31) wlast[warp] = okey, wsum[warp] = ov;
         if (lane == 0) wfirst[warp] = frow;
         __syncthreads();  // every range summed: xs is free
-        if (g + 1 < gend) start(g + 1);  // in flight while the ranges are chained
+        if (g + 1 < gend) {  // in flight while the ranges are chained
+            first_loads(g + 1);
+            stage(g + 1);
+        }
         if (warp == 0) {  // the warps' last runs, chained in warp order
             const int wk = wlast[lane];
             const Acc wv = warp_scan_by_row(s, wk, wsum[lane]);
@@ -285,10 +294,13 @@ __global__ void __launch_bounds__(kStreamThreads, 1)
     out.finish(A, ys, r0, nr, k, wsum_raw);
 }
 
-// The two passes of one product over M's streamed plan: x from src, the row sums to out.
+// The two passes of one product over M's streamed plan: x from src, the row sums to out. The
+// accumulate pass is launched overlapped where the plan says (it reads only the plan before it
+// waits for the scatter); so is the scatter where the caller says too (overlap_scatter: the
+// kernel before it in the stream writes none of the plan's arrays, which it reads before it waits).
 template <class S, class Src, class Out>
 void launch_stream_with(CudaBackend &be, const CudaMatrix &M, const S s, bool use_vals, const Src &src, const Out &out,
-                        typename S::value_type *t, uint8_t *tp) {
+                        typename S::value_type *t, uint8_t *tp, bool overlap_scatter = false) {
     using T = typename S::value_type;
     using Acc = typename S::acc_type;
     static_assert(sizeof(Acc) <= 8, "the plan counts 8 bytes a row");
@@ -299,10 +311,9 @@ void launch_stream_with(CudaBackend &be, const CudaMatrix &M, const S s, bool us
         const size_t wbytes = (size_t)P.column_block * sizeof(T);
         auto kernel = stream_scatter_kernel<T, Src>;
         allow_smem(kernel, wbytes);
-        kernel<<<(unsigned)(P.column_blocks * P.splits), kStreamScatterThreads, wbytes, st>>>(
-            M.ncols, P.column_block, P.splits, P.window_run.as<uint32_t>(), P.run_item.as<uint32_t>(), P.run_dest.as<uint32_t>(),
-            P.item_col.as<uint16_t>(), src, pv);
-        PSV_CUDA_LAUNCH_CHECK();
+        launch_maybe_overlapped(kernel, (unsigned)(P.column_blocks * P.splits), kStreamScatterThreads, wbytes, st,
+                                overlap_scatter && P.overlap, M.ncols, P.column_block, P.splits, P.window_run.as<uint32_t>(),
+                                P.run_item.as<uint32_t>(), P.run_dest.as<uint32_t>(), P.item_col.as<uint16_t>(), src, pv);
     }
     StreamArgs<T> A{M.nrows, P.rows, P.order.as<int32_t>(), P.part_piece.as<int32_t>(), P.piece_pair.as<uint32_t>(),
                     P.piece_entry.as<int64_t>(), pv, P.ent.as<uint32_t>(), use_vals ? P.val.as<T>() : nullptr,
@@ -310,8 +321,7 @@ void launch_stream_with(CudaBackend &be, const CudaMatrix &M, const S s, bool us
     const size_t sbytes = ((size_t)P.rows * sizeof(Acc) + 15) / 16 * 16 + (size_t)P.slots * sizeof(T) + kStreamStageSlack;
     auto kernel = stream_accumulate_kernel<S, Out>;
     allow_smem(kernel, sbytes);
-    kernel<<<(unsigned)P.parts, kStreamThreads, sbytes, st>>>(s, A, out);
-    PSV_CUDA_LAUNCH_CHECK();
+    launch_maybe_overlapped(kernel, (unsigned)P.parts, kStreamThreads, sbytes, st, P.overlap, s, A, out);
 }
 
 // t = M (+).(x) u (t's present flags into tp where given) by the streamed plan.

@@ -70,6 +70,9 @@ Policy select_policy(const DeviceTraits &d) {
     // the scatter's column blocks vary in pairs, and two run per SM: a dozen waves of SMs even
     // out the SMs' shares (R-MAT 24: 585 column blocks, 1 block each -> 3)
     p.stream_scatter_waves = 12;
+    // the accumulate pass launched while the scatter ends: its blocks take the SMs the scatter
+    // leaves, set their rows and load their first entries before they wait (docs/benchmarks.md)
+    p.stream_overlap_launch = true;
     // AUTO streams power-law matrices of at least 2^23 entries, whatever the size of x: on the
     // H200 the streamed product is ahead of the chunk kernels from R-MAT 20 (16 M entries, x
     // 4 MB, in L2) up, level at R-MAT 19 (8 M) and behind on smaller graphs and on the stencil
@@ -87,9 +90,12 @@ Policy select_policy(const DeviceTraits &d) {
     // builds of more entries take long enough to report
     p.progress_min_entries = 20000000;
     // ---- algorithms ----
-    // a small matrix's PageRank iteration is launch latency and a host round trip
-    p.loop_graph_max_entries = 4000000;
+    // every loop runs on the device to its end: a small matrix's PageRank iteration is launch
+    // latency and a host round trip, and a large one's round trip leaves the device idle; on a
+    // small matrix 8 iterations a test of the condition (its cost is an iteration's share there)
+    p.loop_graph_max_entries = INT64_MAX;
     p.loop_graph_iterations = 8;
+    p.loop_graph_group_max_entries = 4000000;
     // the most entries a group of the k-vector product takes; enough groups for several waves
     // where a warp holds one (fewer, longer segments measured slower), and segments long enough
     // that few rows are cut (a long row's pieces are added by one group, in segment order)

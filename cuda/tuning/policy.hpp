@@ -69,6 +69,7 @@ struct Policy {
     int64_t default_max_tiles = 0;     // no dense tiles unless asked for
     // ---- streamed product (PSV_KERNEL_STREAM, and AUTO) ----
     int stream_blocks_per_sm = 1;        // accumulate blocks sharing an SM's shared memory
+    bool stream_overlap_launch = true;   // the accumulate pass launched while the scatter ends (programmatic dependent launch)
     size_t stream_block_reserve = 2048;  // shared memory per accumulate block kept out of its rows and slots
     int64_t stream_rows = 16384;         // rows per partition, at most (its accumulators in shared memory)
     int64_t stream_parts_per_sm = 2;     // fewer rows per partition where there would be fewer partitions per SM
@@ -182,10 +183,14 @@ struct Policy {
     }
 
     // ---- algorithms ----
-    // An iteration loop (PageRank) whose product reads at most this many entries runs as a CUDA
-    // graph of loop_graph_iterations iterations per host round trip (0: never captured).
-    int64_t loop_graph_max_entries = 4000000;
+    // An iteration loop (PageRank) whose product reads at most this many entries runs as one CUDA
+    // graph, a while loop on the device until the loop's state has ended (0: never captured, a
+    // host round trip per iteration); its body holds loop_graph_iterations iterations where the
+    // product reads at most loop_graph_group_max_entries entries (the products of an ended
+    // loop's last group are redone for nothing), else one.
+    int64_t loop_graph_max_entries = INT64_MAX;
     int32_t loop_graph_iterations = 8;
+    int64_t loop_graph_group_max_entries = 4000000;
     // The k-vector CSR product (spmm_segment_kernel): the most entries a group of lanes takes
     // (rounded up to a multiple of 8); fewer where that leaves under spmm_groups_per_sm groups an
     // SM (or under one a resident group slot, 32 warps an SM), but never under spmm_segment_min.

@@ -45,7 +45,8 @@ PrRun pagerank(psv_matrix *A, int64_t n, double tol, int32_t maxit, const psv_ve
     return out;
 }
 
-// Captured (the default for these small graphs, and groups of 3) against never captured.
+// Captured (the default: the loop a while node on the device, groups of the policy's iterations,
+// of 3 and of 1) against never captured.
 void check_pagerank_loop(psv_context *ctx, const char *name, const gputest::Edges &E) {
     psv_matrix *A = build(ctx, E);
     const int64_t n = E.nrows;
@@ -56,7 +57,8 @@ void check_pagerank_loop(psv_context *ctx, const char *name, const gputest::Edge
         REQUIRE(psv_vector_set_element(tele, i, &w) == PSV_SUCCESS);
     }
     const psv::cuda::Policy base = psv::cuda::policy_of(ctx);
-    CHECK_MSG((int64_t)E.rows.size() <= base.loop_graph_max_entries, "%s: not a captured size", name);
+    CHECK_MSG((int64_t)E.rows.size() <= std::min(base.loop_graph_max_entries, base.loop_graph_group_max_entries),
+              "%s: not a size captured in groups", name);
     struct Case {
         double tol;
         int32_t maxit;
@@ -71,7 +73,7 @@ void check_pagerank_loop(psv_context *ctx, const char *name, const gputest::Edge
         const PrRun plain = pagerank(A, n, c.tol, c.maxit, c.personal ? tele : nullptr);
         CHECK_MSG(plain.st == c.want, "%s tol %g maxit %d: plain status %d", name, c.tol, (int)c.maxit, (int)plain.st);
         if (c.want == PSV_NOT_CONVERGED) CHECK(plain.it == c.maxit);
-        for (int32_t group : {base.loop_graph_iterations, 3}) {
+        for (int32_t group : {base.loop_graph_iterations, 3, 1}) {
             p = base;
             p.loop_graph_iterations = group;
             psv::cuda::set_policy(ctx, p);
@@ -119,7 +121,8 @@ double l1_relative(const std::vector<float> &a, const std::vector<double> &ref) 
 }
 
 // PageRank fused into the streamed product's passes (AT planned for PSV_KERNEL_STREAM; the default
-// policy and one of small partitions, pieces and scatter windows): AlgoSteps::pagerank_fused takes
+// policy and one of small partitions, pieces and scatter windows, with the other launch of the
+// accumulate pass): AlgoSteps::pagerank_fused takes
 // AT (and not a CSR-planned one); the ranks within 1e-6 (L1, relative) of a float64 host loop of
 // as many iterations, plain, personalized and converged (the iteration count within one of the
 // three-step loop's on the CSR kernel); the same bits on a second run and with the loop captured.
@@ -141,6 +144,7 @@ void check_pagerank_fused(psv_context *ctx, const gputest::Edges &E) {
     const psv::cuda::Policy base = psv::cuda::policy_of(ctx);
     psv::cuda::Policy small = base;
     small.stream_rows = 256, small.stream_parts_per_sm = 64, small.stream_slots_max = 1024, small.stream_window_max = 1024;
+    small.stream_overlap_launch = !base.stream_overlap_launch;
     psv_matrix *C = nullptr;
     REQUIRE(psv_matrix_build(ctx, PSV_FP32, n, n, (int64_t)E.rows.size(), E.rows.data(), E.cols.data(), nullptr, PSV_FIRST, &C) ==
             PSV_SUCCESS);

@@ -42,6 +42,7 @@ gputest::Edges dense_block() {
 struct Pass {
     const char *name;
     int64_t rows, parts_per_sm, slots_max, window_max;
+    bool flip;  // the policy's other launch of the accumulate pass (overlapped or not)
 };
 
 // y<mask> += A x with the streamed kernel equals the CSR kernel's, bit for bit (the same
@@ -172,7 +173,11 @@ int main() {
     int checks = 0;
     const psv::cuda::Policy base = psv::cuda::policy_of(gpu);
     // small: 256-row partitions of 1024-pair pieces, a scatter of 1024-column windows
-    const Pass passes[] = {{"device", 0, 0, 0, 0}, {"small", 256, 64, 1024, 1024}, {"1024 rows", 1024, 64, 0, 0}};
+    const Pass passes[] = {{"device", 0, 0, 0, 0, false},
+                           {"small", 256, 64, 1024, 1024, false},
+                           {"small, flipped", 256, 64, 1024, 1024, true},
+                           {"1024 rows", 1024, 64, 0, 0, false},
+                           {"1024 rows, flipped", 1024, 64, 0, 0, true}};
     // under the sanitizers (small mode): the small pass (every path of the kernels, with little
     // to track), fp32 and int32, R-MAT 12
     const bool small = gputest::small_mode();
@@ -183,6 +188,7 @@ int main() {
         if (P.parts_per_sm) policy.stream_parts_per_sm = P.parts_per_sm;
         if (P.slots_max) policy.stream_slots_max = P.slots_max;
         if (P.window_max) policy.stream_window_max = P.window_max;
+        if (P.flip) policy.stream_overlap_launch = !base.stream_overlap_launch;
         psv::cuda::set_policy(gpu, policy);
         psv_context_set_option(gpu, PSV_OPT_KERNEL, PSV_KERNEL_STREAM);
         for (const Case &cs : cases()) {
