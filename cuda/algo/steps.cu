@@ -1,6 +1,6 @@
 // The CUDA implementation of the algorithms' steps (AlgoSteps, src/core/algo_steps.hpp): one launch
 // each, the reductions deterministic (vector/reduce.cuh and the RWR update's fixed tree below),
-// and the iteration loop captured as a CUDA graph that loops on the device (run_loop).
+// and the iteration loop captured as a CUDA graph for small matrices (run_loop).
 #include <algorithm>
 #include <vector>
 
@@ -117,15 +117,8 @@ void CudaAlgoSteps::pagerank_update(int64_t n, const float *t, float *r, double 
                                             OutLoop{state});
 }
 
-// The loop graph's condition: another iteration while the state has not ended.
-__global__ void loop_condition_kernel(cudaGraphConditionalHandle h, const LoopState *state) {
-    cudaGraphSetConditional(h, state->done ? 0u : 1u);
-}
-
-// A loop captured as a CUDA graph -- one conditional while node whose body is a group of
-// iterations and the kernel that sets the condition from the state -- and its executable,
-// destroyed with the object; the pool holds the blocks the capture freed until then (the graph's
-// launches have ended: the stream is synchronized first).
+// A captured graph and its executable, destroyed with the object; the pool holds the blocks the
+// capture freed until then (the graph's launches have ended: the stream is synchronized first).
 class LoopGraph {
 public:
     explicit LoopGraph(CudaBackend &be) : be_(be) { be_.pool().hold(true); }
@@ -138,35 +131,20 @@ public:
     }
     LoopGraph(const LoopGraph &) = delete;
     LoopGraph &operator=(const LoopGraph &) = delete;
-    // Captures `times` calls of f, then the condition's kernel, as the while node's body (relaxed
-    // mode: the iteration may take blocks of the pool, which then come from the held ones or from
-    // cudaMalloc) and instantiates the graph. A launch runs groups while state has not ended (the
-    // condition starts true: the caller launches only a loop that has not).
-    void capture(const std::function<void()> &f, int times, const LoopState *state) {
+    // Captures `times` calls of f on the stream (relaxed mode: the product may take blocks of the
+    // pool, which then come from the held ones or from cudaMalloc) and instantiates the graph.
+    void capture(const std::function<void()> &f, int times) {
         cudaStream_t st = be_.stream();
-        PSV_CUDA_CHECK(cudaGraphCreate(&graph_, 0));
-        cudaGraphConditionalHandle h;
-        PSV_CUDA_CHECK(cudaGraphConditionalHandleCreate(&h, graph_, 1, cudaGraphCondAssignDefault));
-        cudaGraphNodeParams np = {};
-        np.type = cudaGraphNodeTypeConditional;
-        np.conditional.handle = h;
-        np.conditional.type = cudaGraphCondTypeWhile;
-        np.conditional.size = 1;
-        cudaGraphNode_t node;
-        PSV_CUDA_CHECK(cudaGraphAddNode(&node, graph_, nullptr, nullptr, 0, &np));
-        PSV_CUDA_CHECK(cudaStreamBeginCaptureToGraph(st, np.conditional.phGraph_out[0], nullptr, nullptr, 0,
-                                                     cudaStreamCaptureModeRelaxed));
+        PSV_CUDA_CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeRelaxed));
         try {
             for (int i = 0; i < times; ++i) f();
-            loop_condition_kernel<<<1, 1, 0, st>>>(h, state);
-            PSV_CUDA_LAUNCH_CHECK();
         } catch (...) {
             cudaGraph_t g = nullptr;
             (void)cudaStreamEndCapture(st, &g);
+            if (g) cudaGraphDestroy(g);
             throw;
         }
-        cudaGraph_t body = nullptr;  // the conditional node's, which owns it
-        PSV_CUDA_CHECK(cudaStreamEndCapture(st, &body));
+        PSV_CUDA_CHECK(cudaStreamEndCapture(st, &graph_));
         PSV_CUDA_CHECK(cudaGraphInstantiate(&exec_, graph_, 0));
     }
     void launch() { PSV_CUDA_CHECK(cudaGraphLaunch(exec_, be_.stream())); }
@@ -178,13 +156,10 @@ private:
 };
 
 // The first iteration runs as it is (whatever the product builds on first use is built, its
-// blocks taken); then, for a product of at most Policy::loop_graph_max_entries entries, the
-// iteration is captured once as the body of a while loop on the device (LoopGraph) and the graph
-// launched once: no host round trip until the loop has ended. The body holds
-// Policy::loop_graph_iterations iterations where the product reads at most
-// loop_graph_group_max_entries entries (one test of the condition per group), else one. Otherwise
-// one read-back per iteration. The steps past the ended iteration of a group do nothing but the
-// product (the state's skip), so rank and count are those of the plain loop, bit for bit.
+// blocks taken); then, for a small matrix, Policy::loop_graph_iterations iterations are captured
+// once and the graph launched until the state ends, one read-back per launch. The steps past the
+// converged iteration do nothing but the product (the state's skip), so rank and count are those
+// of the plain loop, bit for bit.
 void CudaAlgoSteps::run_loop(const std::function<void()> &iteration, LoopState *state, int64_t entries,
                              LoopState &final_host) {
     be_.activate();
@@ -192,7 +167,7 @@ void CudaAlgoSteps::run_loop(const std::function<void()> &iteration, LoopState *
     be_.download(&final_host, state, sizeof final_host);
     const Policy &P = be_.policy();
     if (final_host.done) return;
-    if (entries > P.loop_graph_max_entries) {
+    if (entries > P.loop_graph_max_entries || P.loop_graph_iterations <= 1) {
         while (!final_host.done) {
             iteration();
             be_.download(&final_host, state, sizeof final_host);
@@ -200,9 +175,11 @@ void CudaAlgoSteps::run_loop(const std::function<void()> &iteration, LoopState *
         return;
     }
     LoopGraph graph(be_);
-    graph.capture(iteration, entries <= P.loop_graph_group_max_entries ? std::max(1, P.loop_graph_iterations) : 1, state);
-    graph.launch();
-    be_.download(&final_host, state, sizeof final_host);
+    graph.capture(iteration, P.loop_graph_iterations);
+    while (!final_host.done) {
+        graph.launch();
+        be_.download(&final_host, state, sizeof final_host);
+    }
 }
 
 // ---- HITS -------------------------------------------------------------------------------------

@@ -90,12 +90,9 @@ Policy select_policy(const DeviceTraits &d) {
     // builds of more entries take long enough to report
     p.progress_min_entries = 20000000;
     // ---- algorithms ----
-    // every loop runs on the device to its end: a small matrix's PageRank iteration is launch
-    // latency and a host round trip, and a large one's round trip leaves the device idle; on a
-    // small matrix 8 iterations a test of the condition (its cost is an iteration's share there)
-    p.loop_graph_max_entries = INT64_MAX;
+    // a small matrix's PageRank iteration is launch latency and a host round trip
+    p.loop_graph_max_entries = 4000000;
     p.loop_graph_iterations = 8;
-    p.loop_graph_group_max_entries = 4000000;
     // the most entries a group of the k-vector product takes; enough groups for several waves
     // where a warp holds one (fewer, longer segments measured slower), and segments long enough
     // that few rows are cut (a long row's pieces are added by one group, in segment order)

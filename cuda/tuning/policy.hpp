@@ -183,14 +183,10 @@ struct Policy {
     }
 
     // ---- algorithms ----
-    // An iteration loop (PageRank) whose product reads at most this many entries runs as one CUDA
-    // graph, a while loop on the device until the loop's state has ended (0: never captured, a
-    // host round trip per iteration); its body holds loop_graph_iterations iterations where the
-    // product reads at most loop_graph_group_max_entries entries (the products of an ended
-    // loop's last group are redone for nothing), else one.
-    int64_t loop_graph_max_entries = INT64_MAX;
+    // An iteration loop (PageRank) whose product reads at most this many entries runs as a CUDA
+    // graph of loop_graph_iterations iterations per host round trip (0: never captured).
+    int64_t loop_graph_max_entries = 4000000;
     int32_t loop_graph_iterations = 8;
-    int64_t loop_graph_group_max_entries = 4000000;
     // The k-vector CSR product (spmm_segment_kernel): the most entries a group of lanes takes
     // (rounded up to a multiple of 8); fewer where that leaves under spmm_groups_per_sm groups an
     // SM (or under one a resident group slot, 32 warps an SM), but never under spmm_segment_min.

@@ -66,10 +66,10 @@ public:
     virtual void pagerank_update(int64_t n, const float *t, float *r, double damping,
                                  const double *dangling, const float *personal, LoopState *state) = 0;
     // Runs iteration() -- steps that end *state (backend memory) -- until the state has ended,
-    // and copies the final state to host. The CPU backend runs one iteration at a time; CUDA
-    // captures the iteration once and loops on the device to the end (a CUDA graph, where
-    // `entries`, the nonzeros one iteration reads, is within its policy's limit: every size by
-    // default). iteration() must allocate nothing that outlives it and read back nothing.
+    // and copies the final state to host. The CPU backend runs one iteration at a time; CUDA may
+    // run several per host round trip (captured as a CUDA graph where `entries`, the nonzeros
+    // one iteration reads, is small enough for launches to dominate). iteration() must allocate
+    // nothing that outlives it and read back nothing.
     virtual void run_loop(const std::function<void()> &iteration, LoopState *state, int64_t entries,
                           LoopState &final_host) = 0;
     // *out = sum of x (in double)
