@@ -118,8 +118,8 @@ public:
     }
     void run() override {
         be_.activate();
-        // the kernel before an iteration's scatter writes none of AT's plan (the loop's setup, the
-        // iteration before, the loop graph's condition): the scatter may overlap it
+        // the kernel before an iteration's scatter writes none of AT's plan (the loop's setup or
+        // the iteration before): the scatter may overlap it
         launch_stream_with(be_, AT_, CtSemiring<float, PSV_PLUS, PSV_SECOND>{}, false, src_, out_, nullptr, nullptr, true);
     }
 

@@ -191,7 +191,7 @@ __global__ void __launch_bounds__(kStreamThreads, 1)
     __shared__ int32_t wlast[kWarps], wfirst[kWarps];
     __shared__ __align__(8) unsigned char wsum_raw[kWarps * 8];  // also out.finish's scratch
     Acc *wsum = reinterpret_cast<Acc *>(wsum_raw);
-    if (out.skip()) return;  // (a state written before the scatter started: no wait needed)
+    if (out.skip()) return;  // (its state's writer ended before the scatter's blocks passed their wait)
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int64_t k = A.order[blockIdx.x];
     const int64_t r0 = k * A.rows, nr = min(A.rows, A.nrows - r0);
