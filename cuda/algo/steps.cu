@@ -1,6 +1,7 @@
 // The CUDA implementation of the algorithms' steps (AlgoSteps, src/core/algo_steps.hpp): one launch
 // each, the reductions deterministic (vector/reduce.cuh and the RWR update's fixed tree below),
-// and the iteration loop captured as a CUDA graph for small matrices (run_loop).
+// and the iteration loop captured as a CUDA graph for small matrices, or launched ahead of the
+// host's read-back where its iterations skip whole (run_loop).
 #include <algorithm>
 #include <vector>
 
@@ -23,12 +24,14 @@ public:
                         const LoopState *state) override;
     void pagerank_update(int64_t n, const float *t, float *r, double damping, const double *dangling,
                          const float *personal, LoopState *state) override;
+    void pagerank_update_scale(int64_t n, const float *t, float *r, double damping, double *dangling,
+                               const float *personal, const float *inv_outdeg, float *w, LoopState *state) override;
     std::unique_ptr<FusedIteration> pagerank_fused(const MatrixStore &AT, float *r, const float *inv_outdeg, double damping,
                                                    const float *personal, LoopState *state) override {
         return cuda::pagerank_fused(be_, AT, r, inv_outdeg, damping, personal, state);
     }
     void run_loop(const std::function<void()> &iteration, LoopState *state, int64_t entries,
-                  LoopState &final_host) override;
+                  LoopState &final_host, bool skips_whole) override;
     void sum(int64_t n, const float *x, double *out) override;
     void normalize_diff(int64_t n, float *x, const double *total, const float *prev,
                         double *diff) override;
@@ -39,7 +42,19 @@ public:
     void copy_columns(int64_t n, const float *src, int32_t src_k, float *dst, int32_t dst_k, int32_t m,
                       const int32_t *src_cols, const int32_t *dst_cols) override;
 
+    ~CudaAlgoSteps() override {
+        if (ahead_host_ || ahead_done_[0] || ahead_done_[1]) {
+            (void)cudaSetDevice(be_.device());
+            (void)cudaStreamSynchronize(be_.stream());
+            for (cudaEvent_t &e : ahead_done_)
+                if (e) (void)cudaEventDestroy(e);
+            if (ahead_host_) (void)cudaFreeHost(ahead_host_);
+            (void)cudaGetLastError();
+        }
+    }
+
 private:
+    void run_ahead(const std::function<void()> &iteration, LoopState *state, int32_t group, LoopState &final_host);
     // A double the caller does not want (a launch's result nobody reads).
     double *unwanted() {
         if (!unwanted_.get()) unwanted_ = Buffer(&be_, sizeof(double));
@@ -50,6 +65,10 @@ private:
     // the RWR update's block partials (grown as needed); its counter is the context's reduction
     // counter (zero between launches, reset by the last block)
     Buffer rwr_partials_;
+    // run_ahead's two read-backs of the loop state (pinned host memory) and the events of their
+    // copies, made on its first use and kept with the context
+    LoopState *ahead_host_ = nullptr;
+    cudaEvent_t ahead_done_[2] = {nullptr, nullptr};
 };
 
 // ---- PageRank ---------------------------------------------------------------------------------
@@ -117,6 +136,67 @@ void CudaAlgoSteps::pagerank_update(int64_t n, const float *t, float *r, double 
                                             OutLoop{state});
 }
 
+// The update's two sums: the L1 difference and the new rank's dangling sum.
+struct PrSums {
+    double diff, dangling;
+};
+struct PlusPrSums {
+    __device__ __forceinline__ static PrSums apply(PrSums a, PrSums b) { return {a.diff + b.diff, a.dangling + b.dangling}; }
+};
+
+// pagerank_update and the next iteration's pagerank_scale in one pass: the grid of
+// mapreduce_kernel (a fixed range a block, the block's tree, the last block combining the
+// partials in block order), both sums at once. Every thread reads the dangling sum before its
+// block counts itself in last_block_combine, and the last block writes the next one after every
+// block has: one scalar serves both.
+template <bool Personal>
+__global__ void __launch_bounds__(kReduceThreads)
+    pagerank_update_scale_kernel(int64_t n, const float *__restrict__ t, float *__restrict__ r,
+                                 const float *__restrict__ personal, const float *__restrict__ inv, float *__restrict__ w,
+                                 double *dangling, double damping, double inv_n, PrSums *partials, unsigned *counter,
+                                 LoopState *state) {
+    if (state->done) return;
+    const float scale = pagerank_scale_of(damping, *dangling), d = (float)damping;
+    const int64_t per_block = (n + gridDim.x - 1) / gridDim.x;
+    const int64_t begin = (int64_t)blockIdx.x * per_block;
+    const int64_t end = begin + per_block < n ? begin + per_block : n;
+    PrSums acc{0.0, 0.0};
+    for (int64_t i = begin + threadIdx.x; i < end; i += kReduceThreads) {
+        const float rn = pagerank_rank(scale, d, Personal ? __ldg(personal + i) : (float)inv_n, __ldg(t + i));
+        const float iv = __ldg(inv + i);
+        acc.diff += fabs((double)rn - (double)r[i]);
+        r[i] = rn;
+        w[i] = rn * iv;
+        if (iv == 0.0f) acc.dangling += (double)rn;
+    }
+    __shared__ PrSums scratch[32];
+    acc = block_allreduce(PlusPrSums{}, acc, PrSums{0.0, 0.0}, scratch);
+    PrSums total;
+    if (!last_block_combine(PlusPrSums{}, acc, PrSums{0.0, 0.0}, partials, blockIdx.x, gridDim.x, counter, scratch, total))
+        return;
+    if (threadIdx.x == 0) {
+        *dangling = total.dangling;
+        OutLoop{state}.put(0, total.diff);
+    }
+}
+
+void CudaAlgoSteps::pagerank_update_scale(int64_t n, const float *t, float *r, double damping, double *dangling,
+                                          const float *personal, const float *inv, float *w, LoopState *state) {
+    if (n <= 0) return;
+    be_.activate();
+    const double inv_n = 1.0 / (double)n;
+    // the partials' slots hold 8 bytes each: half as many pairs
+    const unsigned blocks = (unsigned)std::min(reduce_blocks(n), kReduceMaxBlocks * 8 / (int)sizeof(PrSums));
+    PrSums *partials = static_cast<PrSums *>(be_.reduce_partials());
+    if (personal)
+        pagerank_update_scale_kernel<true><<<blocks, kReduceThreads, 0, be_.stream()>>>(
+            n, t, r, personal, inv, w, dangling, damping, inv_n, partials, be_.reduce_counter(), state);
+    else
+        pagerank_update_scale_kernel<false><<<blocks, kReduceThreads, 0, be_.stream()>>>(
+            n, t, r, personal, inv, w, dangling, damping, inv_n, partials, be_.reduce_counter(), state);
+    PSV_CUDA_LAUNCH_CHECK();
+}
+
 // A captured graph and its executable, destroyed with the object; the pool holds the blocks the
 // capture freed until then (the graph's launches have ended: the stream is synchronized first).
 class LoopGraph {
@@ -157,17 +237,23 @@ private:
 
 // The first iteration runs as it is (whatever the product builds on first use is built, its
 // blocks taken); then, for a small matrix, Policy::loop_graph_iterations iterations are captured
-// once and the graph launched until the state ends, one read-back per launch. The steps past the
+// once and the graph launched until the state ends, one read-back per launch. A larger matrix's
+// loop whose iterations skip whole past its end (skips_whole) runs ahead of the host instead
+// (run_ahead); any other reads the state back after every iteration. The steps past the
 // converged iteration do nothing but the product (the state's skip), so rank and count are those
 // of the plain loop, bit for bit.
 void CudaAlgoSteps::run_loop(const std::function<void()> &iteration, LoopState *state, int64_t entries,
-                             LoopState &final_host) {
+                             LoopState &final_host, bool skips_whole) {
     be_.activate();
     iteration();
     be_.download(&final_host, state, sizeof final_host);
     const Policy &P = be_.policy();
     if (final_host.done) return;
     if (entries > P.loop_graph_max_entries || P.loop_graph_iterations <= 1) {
+        if (skips_whole && P.loop_ahead_iterations > 0) {
+            run_ahead(iteration, state, P.loop_ahead_iterations, final_host);
+            return;
+        }
         while (!final_host.done) {
             iteration();
             be_.download(&final_host, state, sizeof final_host);
@@ -180,6 +266,45 @@ void CudaAlgoSteps::run_loop(const std::function<void()> &iteration, LoopState *
         graph.launch();
         be_.download(&final_host, state, sizeof final_host);
     }
+}
+
+// Groups of `group` iterations, each followed by an asynchronous copy of the state into one of
+// two pinned slots and an event; the next group is launched before the host waits on the one
+// before, so the device never waits on the host's look. Once a slot shows the loop ended, the
+// groups launched after it do nothing (skips_whole) and leave the state as that slot has it: the
+// stream is synchronized (so no copy into a slot is still in flight) and that state returned.
+void CudaAlgoSteps::run_ahead(const std::function<void()> &iteration, LoopState *state, int32_t group,
+                              LoopState &final_host) {
+    if (!ahead_host_) {
+        void *h = nullptr;
+        PSV_CUDA_CHECK(cudaHostAlloc(&h, 2 * sizeof(LoopState), cudaHostAllocDefault));
+        ahead_host_ = static_cast<LoopState *>(h);
+    }
+    for (cudaEvent_t &e : ahead_done_)
+        if (!e) PSV_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    cudaStream_t st = be_.stream();
+    const auto launch_group = [&](int slot) {
+        for (int32_t i = 0; i < group; ++i) iteration();
+        PSV_CUDA_CHECK(cudaMemcpyAsync(ahead_host_ + slot, state, sizeof(LoopState), cudaMemcpyDeviceToHost, st));
+        PSV_CUDA_CHECK(cudaEventRecord(ahead_done_[slot], st));
+    };
+    try {
+        int slot = 0;
+        launch_group(slot);
+        for (;;) {
+            launch_group(1 - slot);
+            PSV_CUDA_CHECK(cudaEventSynchronize(ahead_done_[slot]));
+            if (ahead_host_[slot].done) {
+                final_host = ahead_host_[slot];
+                break;
+            }
+            slot = 1 - slot;
+        }
+    } catch (...) {
+        (void)cudaStreamSynchronize(st);
+        throw;
+    }
+    be_.sync();
 }
 
 // ---- HITS -------------------------------------------------------------------------------------

@@ -84,6 +84,7 @@ public:
 
     // ---- internal ----
     void activate() const;  // cudaSetDevice
+    int32_t device() const { return device_; }
     void sync();
     cudaStream_t stream() const { return stream_; }
     int sm_count() const { return traits_.sms; }

@@ -1,4 +1,5 @@
-// Warp shuffles of any value type of at most 8 bytes (moved as 32- or 64-bit words).
+// Warp shuffles of any value type of at most 8 bytes (moved as 32- or 64-bit words); the butterfly
+// also moves 16-byte values (two 64-bit words: a pair of sums).
 #pragma once
 #include <cuda_runtime.h>
 
@@ -6,7 +7,14 @@ namespace psv {
 namespace cuda {
 
 template <class T> __device__ __forceinline__ T shfl_xor_any(T v, int m) {
-    if constexpr (sizeof(T) == 8) {
+    if constexpr (sizeof(T) == 16) {
+        long long b[2];
+        memcpy(b, &v, 16);
+        b[0] = __shfl_xor_sync(0xffffffffu, b[0], m);
+        b[1] = __shfl_xor_sync(0xffffffffu, b[1], m);
+        memcpy(&v, b, 16);
+        return v;
+    } else if constexpr (sizeof(T) == 8) {
         long long b;
         memcpy(&b, &v, 8);
         b = __shfl_xor_sync(0xffffffffu, b, m);

@@ -93,6 +93,9 @@ Policy select_policy(const DeviceTraits &d) {
     // a small matrix's PageRank iteration is launch latency and a host round trip
     p.loop_graph_max_entries = 4000000;
     p.loop_graph_iterations = 8;
+    // a larger loop's host round trip left the device idle between iterations; a group ahead
+    // keeps it busy, and a few skipped iterations at the end cost less than a read-back each
+    p.loop_ahead_iterations = 4;
     // the most entries a group of the k-vector product takes; enough groups for several waves
     // where a warp holds one (fewer, longer segments measured slower), and segments long enough
     // that few rows are cut (a long row's pieces are added by one group, in segment order)

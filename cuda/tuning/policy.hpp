@@ -187,6 +187,10 @@ struct Policy {
     // graph of loop_graph_iterations iterations per host round trip (0: never captured).
     int64_t loop_graph_max_entries = 4000000;
     int32_t loop_graph_iterations = 8;
+    // A larger loop whose iterations do nothing at all past its end (PageRank fused into the
+    // streamed product) is launched in groups of loop_ahead_iterations, the next group before the
+    // host reads back the state after the one before (0: one iteration per read-back).
+    int32_t loop_ahead_iterations = 4;
     // The k-vector CSR product (spmm_segment_kernel): the most entries a group of lanes takes
     // (rounded up to a multiple of 8); fewer where that leaves under spmm_groups_per_sm groups an
     // SM (or under one a resident group slot, 32 warps an SM), but never under spmm_segment_min.

@@ -29,6 +29,20 @@ template <class Op, class T> __device__ T block_allreduce(const Op &op, T v, T i
     return r;
 }
 
+// A value another block wrote (volatile: past this SM's L1), of any size up to 16 bytes.
+template <class T> __device__ __forceinline__ T load_volatile(const T *p) {
+    if constexpr (sizeof(T) == 16) {
+        long long b[2];
+        b[0] = ((const volatile long long *)p)[0];
+        b[1] = ((const volatile long long *)p)[1];
+        T v;
+        memcpy(&v, b, 16);
+        return v;
+    } else {
+        return *(const volatile T *)p;
+    }
+}
+
 // A grid's fixed-order reduction, the block partials kept: block `slot`'s value v (read in thread
 // 0) goes to partials[slot]; the last of `count` blocks to arrive (counter: zero between launches,
 // reset here) combines partials[0 .. count) in slot order and returns true with `total` in every
@@ -46,7 +60,7 @@ __device__ bool last_block_combine(const Op &op, T v, T id, T *partials, int64_t
     if (!last) return false;
     __threadfence();
     T r = id;
-    for (int64_t b = threadIdx.x; b < count; b += blockDim.x) r = op.apply(r, ((volatile T *)partials)[b]);
+    for (int64_t b = threadIdx.x; b < count; b += blockDim.x) r = op.apply(r, load_volatile(partials + b));
     total = block_allreduce(op, r, id, scratch);
     if (threadIdx.x == 0) *counter = 0;
     return true;

@@ -1,8 +1,9 @@
-// PageRank as LAGraph's LAGr_PageRank defines it (see psv.h). Each iteration is three calls --
-// the step scaling by inverse out-degree (with the dangling sum, AlgoSteps::pagerank_scale), the
-// backend's product t = A' w (plus-second; on the transpose, or pushed from A), and the step of
-// the fused rank update with the L1 difference and the convergence test
-// (AlgoSteps::pagerank_update, into a LoopState in backend memory). The backend's run_loop
+// PageRank as LAGraph's LAGr_PageRank defines it (see psv.h). Each iteration is the backend's
+// product t = A' w (plus-second; on the transpose, or pushed from A) and the step of the fused
+// rank update with the L1 difference and the convergence test (into a LoopState in backend
+// memory), which also scales the new rank by inverse out-degree for the next product, with the
+// dangling sum (AlgoSteps::pagerank_update_scale; the first iteration's scale, pagerank_scale,
+// runs before the loop). The backend's run_loop
 // repeats it: on CUDA several iterations per host round trip for a small matrix, the steps doing
 // nothing past the converged iteration, so the rank and the count are those of a loop that reads
 // the difference back every iteration.
@@ -36,14 +37,15 @@ bool pagerank(Backend &be, AlgoSteps &st, const MatrixStore &A, const MatrixStor
     const std::unique_ptr<FusedIteration> fused =
         AT ? st.pagerank_fused(*AT, r.as<float>(), inv.as<float>(), damping, personal, sd) : nullptr;
     if (fused) {
-        st.run_loop([&] { fused->run(); }, sd, A.nvals, s);
+        st.run_loop([&] { fused->run(); }, sd, A.nvals, s, true);
     } else {
         Buffer w(&be, (size_t)n * sizeof(float)), t(&be, (size_t)n * sizeof(float)), dangling(&be, sizeof(double));
+        st.pagerank_scale(n, r.as<float>(), inv.as<float>(), w.as<float>(), dangling.as<double>(), sd);
         st.run_loop(
             [&] {
-                st.pagerank_scale(n, r.as<float>(), inv.as<float>(), w.as<float>(), dangling.as<double>(), sd);
                 transposed_product(be, A, AT, w.as<float>(), t.as<float>());
-                st.pagerank_update(n, t.as<float>(), r.as<float>(), damping, dangling.as<double>(), personal, sd);
+                st.pagerank_update_scale(n, t.as<float>(), r.as<float>(), damping, dangling.as<double>(), personal,
+                                         inv.as<float>(), w.as<float>(), sd);
             },
             sd, A.nvals, s);
     }

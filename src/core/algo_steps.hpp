@@ -65,13 +65,22 @@ public:
     // are run. Nothing at all where the state has ended already.
     virtual void pagerank_update(int64_t n, const float *t, float *r, double damping,
                                  const double *dangling, const float *personal, LoopState *state) = 0;
+    // pagerank_update, then the next iteration's pagerank_scale of the new rank: w = r .*
+    // inv_outdeg and *dangling its dangling sum (the update reads *dangling first). CUDA: one
+    // launch, the dangling sum in the update's fixed order (not bit-equal to pagerank_scale's).
+    // Nothing at all where the state has ended already.
+    virtual void pagerank_update_scale(int64_t n, const float *t, float *r, double damping, double *dangling,
+                                       const float *personal, const float *inv_outdeg, float *w,
+                                       LoopState *state) = 0;
     // Runs iteration() -- steps that end *state (backend memory) -- until the state has ended,
     // and copies the final state to host. The CPU backend runs one iteration at a time; CUDA may
     // run several per host round trip (captured as a CUDA graph where `entries`, the nonzeros
-    // one iteration reads, is small enough for launches to dominate). iteration() must allocate
-    // nothing that outlives it and read back nothing.
+    // one iteration reads, is small enough for launches to dominate; launched ahead of the
+    // host's look where skips_whole says an iteration past the loop's end does nothing at all,
+    // its product included). iteration() must allocate nothing that outlives it and read back
+    // nothing.
     virtual void run_loop(const std::function<void()> &iteration, LoopState *state, int64_t entries,
-                          LoopState &final_host) = 0;
+                          LoopState &final_host, bool skips_whole = false) = 0;
     // *out = sum of x (in double)
     virtual void sum(int64_t n, const float *x, double *out) = 0;
     // x = x / *total (unchanged where *total is 0); *diff = ||x - prev||_1 (prev may be nullptr:

@@ -18,8 +18,10 @@ public:
                         const LoopState *state) override;
     void pagerank_update(int64_t n, const float *t, float *r, double damping, const double *dangling,
                          const float *personal, LoopState *state) override;
+    void pagerank_update_scale(int64_t n, const float *t, float *r, double damping, double *dangling,
+                               const float *personal, const float *inv_outdeg, float *w, LoopState *state) override;
     void run_loop(const std::function<void()> &iteration, LoopState *state, int64_t entries,
-                  LoopState &final_host) override;
+                  LoopState &final_host, bool skips_whole) override;
     void sum(int64_t n, const float *x, double *out) override;
     void normalize_diff(int64_t n, float *x, const double *total, const float *prev,
                         double *diff) override;
@@ -62,7 +64,16 @@ void CpuAlgoSteps::pagerank_update(int64_t n, const float *t, float *r, double d
     state->done = state->converged || state->iterations >= state->max_iterations;
 }
 
-void CpuAlgoSteps::run_loop(const std::function<void()> &iteration, LoopState *state, int64_t, LoopState &final_host) {
+// The two steps in turn (the same sums, in the same order, as the three-step loop).
+void CpuAlgoSteps::pagerank_update_scale(int64_t n, const float *t, float *r, double damping, double *dangling,
+                                         const float *personal, const float *inv, float *w, LoopState *state) {
+    if (state->done) return;
+    pagerank_update(n, t, r, damping, dangling, personal, state);
+    pagerank_scale(n, r, inv, w, dangling, nullptr);
+}
+
+void CpuAlgoSteps::run_loop(const std::function<void()> &iteration, LoopState *state, int64_t, LoopState &final_host,
+                            bool) {
     while (!state->done) iteration();
     final_host = *state;
 }

@@ -45,54 +45,6 @@ PrRun pagerank(psv_matrix *A, int64_t n, double tol, int32_t maxit, const psv_ve
     return out;
 }
 
-// Captured (the default for these small graphs, in groups of the policy's iterations, of 3 and of
-// 1: never captured) against never captured.
-void check_pagerank_loop(psv_context *ctx, const char *name, const gputest::Edges &E) {
-    psv_matrix *A = build(ctx, E);
-    const int64_t n = E.nrows;
-    psv_vector *tele = nullptr;
-    REQUIRE(psv_vector_create(ctx, PSV_FP32, n, &tele) == PSV_SUCCESS);
-    for (int64_t i = 0; i < n; i += 3) {
-        const float w = (float)(1 + i % 5);
-        REQUIRE(psv_vector_set_element(tele, i, &w) == PSV_SUCCESS);
-    }
-    const psv::cuda::Policy base = psv::cuda::policy_of(ctx);
-    CHECK_MSG((int64_t)E.rows.size() <= base.loop_graph_max_entries, "%s: not a captured size", name);
-    struct Case {
-        double tol;
-        int32_t maxit;
-        bool personal;
-        psv_status want;
-    } cases[] = {{1e-6, 100, false, PSV_SUCCESS}, {0.0, 11, false, PSV_NOT_CONVERGED}, {1e-6, 1, false, PSV_NOT_CONVERGED},
-                 {1e-7, 200, true, PSV_SUCCESS}};
-    for (const Case &c : cases) {
-        psv::cuda::Policy p = base;
-        p.loop_graph_max_entries = 0;
-        psv::cuda::set_policy(ctx, p);
-        const PrRun plain = pagerank(A, n, c.tol, c.maxit, c.personal ? tele : nullptr);
-        CHECK_MSG(plain.st == c.want, "%s tol %g maxit %d: plain status %d", name, c.tol, (int)c.maxit, (int)plain.st);
-        if (c.want == PSV_NOT_CONVERGED) CHECK(plain.it == c.maxit);
-        for (int32_t group : {base.loop_graph_iterations, 3, 1}) {
-            p = base;
-            p.loop_graph_iterations = group;
-            psv::cuda::set_policy(ctx, p);
-            for (int rep = 0; rep < 2; ++rep) {
-                const PrRun cap = pagerank(A, n, c.tol, c.maxit, c.personal ? tele : nullptr);
-                CHECK_MSG(cap.st == plain.st && cap.it == plain.it,
-                          "%s tol %g maxit %d group %d: captured status %d, %d it; plain %d, %d it", name, c.tol,
-                          (int)c.maxit, (int)group, (int)cap.st, (int)cap.it, (int)plain.st, (int)plain.it);
-                CHECK_MSG(cap.r.size() == plain.r.size() &&
-                              std::memcmp(cap.r.data(), plain.r.data(), plain.r.size() * sizeof(float)) == 0,
-                          "%s tol %g maxit %d group %d: captured rank differs from the plain loop's", name, c.tol,
-                          (int)c.maxit, (int)group);
-            }
-        }
-    }
-    psv::cuda::set_policy(ctx, base);
-    psv_vector_free(&tele);
-    psv_matrix_free(&A);
-}
-
 // PageRank on the host in float64 for exactly `iterations` iterations (the formulas of psv.h);
 // edges i -> j unique (gputest::sorted_unique); p: the teleport vector summing to 1, or empty (uniform).
 std::vector<double> host_pagerank(const gputest::Edges &E, int32_t iterations, const std::vector<double> &p) {
@@ -119,12 +71,70 @@ double l1_relative(const std::vector<float> &a, const std::vector<double> &ref) 
     return d / s;
 }
 
+// Captured (the default for these small graphs, in groups of the policy's iterations, of 3 and of
+// 1: never captured) against never captured, and the plain loop's rank (update and next scale as
+// one step) within 1e-6 (L1, relative) of a float64 host loop of as many iterations.
+void check_pagerank_loop(psv_context *ctx, const char *name, const gputest::Edges &E) {
+    psv_matrix *A = build(ctx, E);
+    const int64_t n = E.nrows;
+    psv_vector *tele = nullptr;
+    REQUIRE(psv_vector_create(ctx, PSV_FP32, n, &tele) == PSV_SUCCESS);
+    std::vector<double> tp((size_t)n, 0.0);  // the teleport vector, summing to 1
+    double psum = 0;
+    for (int64_t i = 0; i < n; i += 3) {
+        const float w = (float)(1 + i % 5);
+        REQUIRE(psv_vector_set_element(tele, i, &w) == PSV_SUCCESS);
+        tp[(size_t)i] = w, psum += w;
+    }
+    for (double &v : tp) v /= psum;
+    const std::vector<double> none;
+    const gputest::Edges U = gputest::sorted_unique(E);  // the pattern PageRank walks
+    const psv::cuda::Policy base = psv::cuda::policy_of(ctx);
+    CHECK_MSG((int64_t)E.rows.size() <= base.loop_graph_max_entries, "%s: not a captured size", name);
+    struct Case {
+        double tol;
+        int32_t maxit;
+        bool personal;
+        psv_status want;
+    } cases[] = {{1e-6, 100, false, PSV_SUCCESS}, {0.0, 11, false, PSV_NOT_CONVERGED}, {1e-6, 1, false, PSV_NOT_CONVERGED},
+                 {1e-7, 200, true, PSV_SUCCESS}};
+    for (const Case &c : cases) {
+        psv::cuda::Policy p = base;
+        p.loop_graph_max_entries = 0;
+        psv::cuda::set_policy(ctx, p);
+        const PrRun plain = pagerank(A, n, c.tol, c.maxit, c.personal ? tele : nullptr);
+        CHECK_MSG(plain.st == c.want, "%s tol %g maxit %d: plain status %d", name, c.tol, (int)c.maxit, (int)plain.st);
+        if (c.want == PSV_NOT_CONVERGED) CHECK(plain.it == c.maxit);
+        const double err = l1_relative(plain.r, host_pagerank(U, plain.it, c.personal ? tp : none));
+        CHECK_MSG(err <= 1e-6, "%s tol %g maxit %d: L1 relative error %.3g against float64", name, c.tol, (int)c.maxit, err);
+        for (int32_t group : {base.loop_graph_iterations, 3, 1}) {
+            p = base;
+            p.loop_graph_iterations = group;
+            psv::cuda::set_policy(ctx, p);
+            for (int rep = 0; rep < 2; ++rep) {
+                const PrRun cap = pagerank(A, n, c.tol, c.maxit, c.personal ? tele : nullptr);
+                CHECK_MSG(cap.st == plain.st && cap.it == plain.it,
+                          "%s tol %g maxit %d group %d: captured status %d, %d it; plain %d, %d it", name, c.tol,
+                          (int)c.maxit, (int)group, (int)cap.st, (int)cap.it, (int)plain.st, (int)plain.it);
+                CHECK_MSG(cap.r.size() == plain.r.size() &&
+                              std::memcmp(cap.r.data(), plain.r.data(), plain.r.size() * sizeof(float)) == 0,
+                          "%s tol %g maxit %d group %d: captured rank differs from the plain loop's", name, c.tol,
+                          (int)c.maxit, (int)group);
+            }
+        }
+    }
+    psv::cuda::set_policy(ctx, base);
+    psv_vector_free(&tele);
+    psv_matrix_free(&A);
+}
+
 // PageRank fused into the streamed product's passes (AT planned for PSV_KERNEL_STREAM; the default
 // policy and one of small partitions, pieces and scatter windows, with the other launch of the
 // accumulate pass): AlgoSteps::pagerank_fused takes
 // AT (and not a CSR-planned one); the ranks within 1e-6 (L1, relative) of a float64 host loop of
 // as many iterations, plain, personalized and converged (the iteration count within one of the
-// three-step loop's on the CSR kernel); the same bits on a second run and with the loop captured.
+// three-step loop's on the CSR kernel); the same bits on a second run, with the loop captured, run
+// ahead of the host in groups of several sizes, and read back every iteration.
 void check_pagerank_fused(psv_context *ctx, const gputest::Edges &E) {
     const int64_t n = E.nrows;
     psv_vector *tele = nullptr;
@@ -173,14 +183,17 @@ void check_pagerank_fused(psv_context *ctx, const gputest::Edges &E) {
                       (int)a.st, (int)a.it);
             const double err = l1_relative(a.r, host_pagerank(E, 12, personal ? p : none));
             CHECK_MSG(err <= 1e-6, "%s personal %d: L1 relative error %.3g against float64", name, (int)personal, err);
-            psv::cuda::Policy plain = pol;
-            plain.loop_graph_max_entries = 0;
-            for (int captured = 1; captured >= 0; --captured) {
-                psv::cuda::set_policy(ctx, captured ? pol : plain);
+            // captured (the default here), then never captured: run ahead in groups of the policy's
+            // iterations, of 5 (12 is no multiple: groups past the end skip) and of 1, and read back
+            // every iteration (0)
+            for (int32_t ahead : {-1, pol.loop_ahead_iterations, 5, 1, 0}) {
+                psv::cuda::Policy q = pol;
+                if (ahead >= 0) q.loop_graph_max_entries = 0, q.loop_ahead_iterations = ahead;
+                psv::cuda::set_policy(ctx, q);
                 const PrRun b = pagerank(A, n, 0.0, 12, personal ? tele : nullptr);
                 CHECK_MSG(b.st == a.st && b.it == a.it && b.r.size() == a.r.size() &&
                               std::memcmp(b.r.data(), a.r.data(), a.r.size() * sizeof(float)) == 0,
-                          "%s personal %d: a second run (captured %d) differs", name, (int)personal, captured);
+                          "%s personal %d: a second run (ahead %d) differs", name, (int)personal, (int)ahead);
             }
             psv::cuda::set_policy(ctx, pol);
         }
@@ -188,6 +201,17 @@ void check_pagerank_fused(psv_context *ctx, const gputest::Edges &E) {
         CHECK_MSG(conv.st == PSV_SUCCESS && csr.st == PSV_SUCCESS && std::abs(conv.it - csr.it) <= 1,
                   "%s: converged in %d iterations (status %d), the CSR kernel's loop in %d", name, (int)conv.it, (int)conv.st,
                   (int)csr.it);
+        {
+            psv::cuda::Policy q = pol;
+            q.loop_graph_max_entries = 0, q.loop_ahead_iterations = 3;
+            psv::cuda::set_policy(ctx, q);
+            const PrRun b = pagerank(A, n, 1e-7, 200, nullptr);
+            CHECK_MSG(b.st == conv.st && b.it == conv.it && b.r.size() == conv.r.size() &&
+                          std::memcmp(b.r.data(), conv.r.data(), conv.r.size() * sizeof(float)) == 0,
+                      "%s converged: the loop run ahead in groups of 3 differs (%d iterations against %d)", name, (int)b.it,
+                      (int)conv.it);
+            psv::cuda::set_policy(ctx, pol);
+        }
         const double err = l1_relative(conv.r, host_pagerank(E, conv.it, none));
         CHECK_MSG(err <= 1e-6, "%s converged: L1 relative error %.3g against float64", name, err);
         psv_matrix_free(&A);
