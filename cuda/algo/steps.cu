@@ -73,10 +73,10 @@ private:
 
 // ---- PageRank ---------------------------------------------------------------------------------
 
-// The steps below read what they only read (inputs, device scalars such as the dangling sum)
-// through the read-only path (__ldg): a plain load may not move above the element's store before
-// it, so a device scalar read per element would wait on every store, and no two elements' loads
-// would be in flight at once.
+// The steps below read their inputs through the read-only path (__ldg), and a device scalar (the
+// dangling sum) once a thread: a plain load may not move above the element's store before it, so
+// a scalar read per element would wait on every store, and no two elements' loads would be in
+// flight at once.
 
 // A step's result into a plain scalar, the whole launch skipped once the loop has ended.
 struct OutUnlessDone {
@@ -107,19 +107,54 @@ void CudaAlgoSteps::pagerank_scale(int64_t n, const float *r, const float *inv, 
     launch_mapreduce_out<double, PlusD>(be_, n, PrScale{r, inv, w}, 0.0, OutUnlessDone{out, state});
 }
 
-// Personal: the teleport vector is given (a type apiece keeps the branch out of the loop).
-template <bool Personal> struct PrUpdate {
+// The update's two sums (pagerank_update_scale): the L1 difference and the new rank's dangling sum.
+struct PrSums {
+    double diff, dangling;
+};
+struct PlusPrSums {
+    __device__ __forceinline__ static PrSums apply(PrSums a, PrSums b) { return {a.diff + b.diff, a.dangling + b.dangling}; }
+};
+
+// The rank's update: r(i) = pagerank_rank(...) and its difference; with Scale, also the next
+// iteration's pagerank_scale (w(i) = r(i) inv(i), the dangling sum) in the same pass. Personal: the
+// teleport vector is given (a type apiece keeps the branches out of the loop). The dangling sum
+// is read once a thread (start()), before the thread's block counts itself done: the last block
+// of pagerank_update_scale writes the next one there, after every block has read it.
+template <bool Personal, bool Scale> struct PrUpdate {
     const float *t;
     float *r;
-    const float *personal;
+    const float *personal, *inv;
+    float *w;
     const double *dangling;
     double damping, inv_n;
-    __device__ double operator()(int64_t i, int) const {
-        const float scale = pagerank_scale_of(damping, __ldg(dangling));
+    float scale = 0.0f;  // of the dangling sum, set by start()
+    __device__ PrUpdate start() const {
+        PrUpdate g = *this;
+        g.scale = pagerank_scale_of(damping, *dangling);
+        return g;
+    }
+    __device__ auto operator()(int64_t i, int) const {
         const float rn = pagerank_rank(scale, (float)damping, Personal ? __ldg(personal + i) : (float)inv_n, __ldg(t + i));
         const double dd = fabs((double)rn - (double)r[i]);
         r[i] = rn;
-        return dd;
+        if constexpr (Scale) {
+            const float iv = __ldg(inv + i);
+            w[i] = rn * iv;
+            return PrSums{dd, iv == 0.0f ? (double)rn : 0.0};
+        } else {
+            return dd;
+        }
+    }
+};
+
+// pagerank_update_scale's result: the next dangling sum, and the difference into the loop state.
+struct OutPrSums {
+    double *dangling;
+    LoopState *state;
+    __device__ bool skip() const { return state->done; }
+    __device__ void put(int, PrSums s) const {
+        *dangling = s.dangling;
+        OutLoop{state}.put(0, s.diff);
     }
 };
 
@@ -129,55 +164,11 @@ void CudaAlgoSteps::pagerank_update(int64_t n, const float *t, float *r, double 
     be_.activate();
     const double inv_n = 1.0 / (double)n;
     if (personal)
-        launch_mapreduce_out<double, PlusD>(be_, n, PrUpdate<true>{t, r, personal, dangling, damping, inv_n}, 0.0,
-                                            OutLoop{state});
+        launch_mapreduce_out<double, PlusD>(be_, n, PrUpdate<true, false>{t, r, personal, nullptr, nullptr, dangling, damping, inv_n},
+                                            0.0, OutLoop{state});
     else
-        launch_mapreduce_out<double, PlusD>(be_, n, PrUpdate<false>{t, r, personal, dangling, damping, inv_n}, 0.0,
-                                            OutLoop{state});
-}
-
-// The update's two sums: the L1 difference and the new rank's dangling sum.
-struct PrSums {
-    double diff, dangling;
-};
-struct PlusPrSums {
-    __device__ __forceinline__ static PrSums apply(PrSums a, PrSums b) { return {a.diff + b.diff, a.dangling + b.dangling}; }
-};
-
-// pagerank_update and the next iteration's pagerank_scale in one pass: the grid of
-// mapreduce_kernel (a fixed range a block, the block's tree, the last block combining the
-// partials in block order), both sums at once. Every thread reads the dangling sum before its
-// block counts itself in last_block_combine, and the last block writes the next one after every
-// block has: one scalar serves both.
-template <bool Personal>
-__global__ void __launch_bounds__(kReduceThreads)
-    pagerank_update_scale_kernel(int64_t n, const float *__restrict__ t, float *__restrict__ r,
-                                 const float *__restrict__ personal, const float *__restrict__ inv, float *__restrict__ w,
-                                 double *dangling, double damping, double inv_n, PrSums *partials, unsigned *counter,
-                                 LoopState *state) {
-    if (state->done) return;
-    const float scale = pagerank_scale_of(damping, *dangling), d = (float)damping;
-    const int64_t per_block = (n + gridDim.x - 1) / gridDim.x;
-    const int64_t begin = (int64_t)blockIdx.x * per_block;
-    const int64_t end = begin + per_block < n ? begin + per_block : n;
-    PrSums acc{0.0, 0.0};
-    for (int64_t i = begin + threadIdx.x; i < end; i += kReduceThreads) {
-        const float rn = pagerank_rank(scale, d, Personal ? __ldg(personal + i) : (float)inv_n, __ldg(t + i));
-        const float iv = __ldg(inv + i);
-        acc.diff += fabs((double)rn - (double)r[i]);
-        r[i] = rn;
-        w[i] = rn * iv;
-        if (iv == 0.0f) acc.dangling += (double)rn;
-    }
-    __shared__ PrSums scratch[32];
-    acc = block_allreduce(PlusPrSums{}, acc, PrSums{0.0, 0.0}, scratch);
-    PrSums total;
-    if (!last_block_combine(PlusPrSums{}, acc, PrSums{0.0, 0.0}, partials, blockIdx.x, gridDim.x, counter, scratch, total))
-        return;
-    if (threadIdx.x == 0) {
-        *dangling = total.dangling;
-        OutLoop{state}.put(0, total.diff);
-    }
+        launch_mapreduce_out<double, PlusD>(be_, n, PrUpdate<false, false>{t, r, personal, nullptr, nullptr, dangling, damping, inv_n},
+                                            0.0, OutLoop{state});
 }
 
 void CudaAlgoSteps::pagerank_update_scale(int64_t n, const float *t, float *r, double damping, double *dangling,
@@ -185,16 +176,13 @@ void CudaAlgoSteps::pagerank_update_scale(int64_t n, const float *t, float *r, d
     if (n <= 0) return;
     be_.activate();
     const double inv_n = 1.0 / (double)n;
-    // the partials' slots hold 8 bytes each: half as many pairs
-    const unsigned blocks = (unsigned)std::min(reduce_blocks(n), kReduceMaxBlocks * 8 / (int)sizeof(PrSums));
-    PrSums *partials = static_cast<PrSums *>(be_.reduce_partials());
+    const PrSums id{0.0, 0.0};
     if (personal)
-        pagerank_update_scale_kernel<true><<<blocks, kReduceThreads, 0, be_.stream()>>>(
-            n, t, r, personal, inv, w, dangling, damping, inv_n, partials, be_.reduce_counter(), state);
+        launch_mapreduce_out<PrSums, PlusPrSums>(be_, n, PrUpdate<true, true>{t, r, personal, inv, w, dangling, damping, inv_n},
+                                                 id, OutPrSums{dangling, state});
     else
-        pagerank_update_scale_kernel<false><<<blocks, kReduceThreads, 0, be_.stream()>>>(
-            n, t, r, personal, inv, w, dangling, damping, inv_n, partials, be_.reduce_counter(), state);
-    PSV_CUDA_LAUNCH_CHECK();
+        launch_mapreduce_out<PrSums, PlusPrSums>(be_, n, PrUpdate<false, true>{t, r, personal, inv, w, dangling, damping, inv_n},
+                                                 id, OutPrSums{dangling, state});
 }
 
 // A captured graph and its executable, destroyed with the object; the pool holds the blocks the

@@ -1,6 +1,8 @@
 // Deterministic map-reduce on the device: one launch, a grid that depends on n only, fixed
 // per-block trees, and the last block to finish combining the block partials in block order.
 #pragma once
+#include <algorithm>
+
 #include "cuda/runtime/backend.cuh"
 #include "cuda/runtime/warp.cuh"
 
@@ -81,6 +83,11 @@ template <class T> struct OutArray {
     __device__ void put(int j, T r) const { p[j] = r; }
 };
 
+// A map's per-thread start: f.start() where F has one (e.g. a device scalar read once a thread,
+// before the block counts itself done, so the last block may write it), else f itself.
+template <class F> __device__ __forceinline__ auto map_start(const F &f, int) -> decltype(f.start()) { return f.start(); }
+template <class F> __device__ __forceinline__ F map_start(const F &f, long) { return f; }
+
 // out.put(0, Op over f(i, 0)), i in [0, n). f may also write (a fused map). partials holds
 // gridDim.x values, counter one zeroed unsigned (reset by the last block).
 template <class T, class Op, class F, class Out>
@@ -90,8 +97,9 @@ __global__ void __launch_bounds__(kReduceThreads)
     const int64_t per_block = (n + gridDim.x - 1) / gridDim.x;
     const int64_t begin = (int64_t)blockIdx.x * per_block;
     const int64_t end = begin + per_block < n ? begin + per_block : n;
+    const auto g = map_start(f, 0);
     T acc = id;
-    for (int64_t i = begin + threadIdx.x; i < end; i += kReduceThreads) acc = op.apply(acc, f(i, 0));
+    for (int64_t i = begin + threadIdx.x; i < end; i += kReduceThreads) acc = op.apply(acc, g(i, 0));
     __shared__ T scratch[32];
     acc = block_allreduce(op, acc, id, scratch);
     T r;
@@ -100,10 +108,12 @@ __global__ void __launch_bounds__(kReduceThreads)
 }
 
 // One reduction into a caller's Out (see OutArray), on the context's scratch: allocates nothing.
+// Values of 16 bytes (two sums at once) take two of its 8-byte slots each: half the blocks.
 template <class T, class Op, class F, class Out>
 void launch_mapreduce_out(CudaBackend &be, int64_t n, F f, T id, Out out, Op op = Op{}) {
-    static_assert(sizeof(T) <= 8, "partials are 8-byte slots");
-    mapreduce_kernel<T, Op, F, Out><<<(unsigned)reduce_blocks(n), kReduceThreads, 0, be.stream()>>>(
+    static_assert(sizeof(T) == 16 || sizeof(T) <= 8, "partials are 8-byte slots, two for a 16-byte value");
+    const int blocks = std::min(reduce_blocks(n), kReduceMaxBlocks * 8 / (int)std::max<size_t>(8, sizeof(T)));
+    mapreduce_kernel<T, Op, F, Out><<<(unsigned)blocks, kReduceThreads, 0, be.stream()>>>(
         n, f, op, id, static_cast<T *>(be.reduce_partials()), be.reduce_counter(), out);
     PSV_CUDA_LAUNCH_CHECK();
 }
