@@ -150,8 +150,12 @@ struct Opts {
         int64_t stream_rows = 0;        // ... stream_rows (0: as chosen)
         int64_t stream_parts_per_sm = 0;  // ... stream_parts_per_sm (0: as chosen)
         int stream_overlap = -1;          // ... stream_overlap_launch (-1: as chosen)
+        int stream_waves = 0;             // ... stream_scatter_waves (0: as chosen)
+        int64_t stream_window = 0;        // ... stream_window_max (0: as chosen)
+        int64_t stream_block_runs = 0;    // ... stream_scatter_block_runs (0: as chosen)
     };
     std::vector<Variant> variants;  // extra psv format options timed on every matrix
+    Variant policy;                 // --policy: its streamed-plan overrides on the context, for every plan of the run
     std::vector<int64_t> proto_tw = {0, -1};  // bench prototype tile widths (0: L2 / 16 bytes; -1: one tile)
     bool exhaustive = false;  // --exhaustive: every candidate plan of the model timed (exhaustive.cu)
     std::string tune;         // --tune FILE: psv_context_tune (full effort) into FILE before the matrices

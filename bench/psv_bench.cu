@@ -9,19 +9,23 @@
 //   --runs R (50) --warmup W (5) --json F --csv F --svg F --no-algos --no-reorder
 //   --rwr-max-nnz N (20000000) --algo-max-nnz N (600000000) --seed S --no-flush
 //   --contrast (mark the following matrices as non-power-law)  --powerlaw (back)
-//   --variant tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr|stream,hot=H,ranked=0|1,prefix=P,sbps=N,srows=N,sppm=N,slap=0|1   (repeatable) also
+//   --variant tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr|stream,hot=H,ranked=0|1,prefix=P,sbps=N,srows=N,sppm=N,slap=0|1,swv=N,swin=N,sbr=N   (repeatable) also
 //                              time psv with these format options (tile width, max dense tiles,
 //                              workload size, kernel; hot: AUTO's hot columns in shared memory, 0 =
 //                              none, the policy's hot_columns; ranked=1: AUTO's x in column rank
 //                              order on any matrix, the policy's rank_order_always; prefix: the
 //                              ranks a ranked hot-kernel plan keeps, the policy's ranked_prefix;
-//                              sbps, srows, sppm, slap: the streamed product's blocks per SM, rows
-//                              per partition, partitions per SM and overlapped launch, the policy's
+//                              sbps, srows, sppm, slap, swv, swin, sbr: the streamed product's blocks
+//                              per SM, rows per partition, partitions per SM, overlapped launch,
+//                              scatter waves, scatter window and runs per scatter block, the policy's
 //                              stream_* fields; all
 //                              injected through psv::cuda::set_policy and replan)
 //   --proto-tw LIST            tile widths of the bench-side prototype (not psv): 0 = L2/16 bytes,
 //                              -1 = one tile, "none" = skip (default "0,-1")
 //   --alg-reps R (1)           timed calls per algorithm (PageRank, HITS)
+//   --policy sbps=N,srows=N,sppm=N,slap=0|1,swv=N,swin=N,sbr=N
+//                              the streamed-plan keys of --variant set on the context: every
+//                              streamed plan of the run (AUTO's, PageRank's A') takes them
 //   --kernels LIST             which of tile-composite,tile-coo,csr,stream to time besides auto (all)
 //   --partition P[,P...]       the following matrices: split into P parts by rows (bitonic) and
 //                              by columns (blocks, ranked blocks, bitonic), each part's product
@@ -320,6 +324,17 @@ static void time_other_kernels(psv_matrix *PA, Inputs &in, Result &res) {
     }
 }
 
+// The variant's overrides of the streamed plan's policy (those unset keep p's).
+static void stream_overrides(const Opts::Variant &v, psv::cuda::Policy &p) {
+    if (v.stream_bps > 0) p.stream_blocks_per_sm = v.stream_bps;
+    if (v.stream_rows > 0) p.stream_rows = v.stream_rows;
+    if (v.stream_parts_per_sm > 0) p.stream_parts_per_sm = v.stream_parts_per_sm;
+    if (v.stream_overlap >= 0) p.stream_overlap_launch = v.stream_overlap != 0;
+    if (v.stream_waves > 0) p.stream_scatter_waves = v.stream_waves;
+    if (v.stream_window > 0) p.stream_window_max = v.stream_window;
+    if (v.stream_block_runs > 0) p.stream_scatter_block_runs = v.stream_block_runs;
+}
+
 // Plan PA with the variant's format options under the variant's policy overrides; the
 // context's policy is restored before returning. Returns why the variant could not be planned,
 // or "" when it was.
@@ -329,10 +344,7 @@ static std::string plan_variant(const Opts::Variant &v, psv_matrix *PA, psv_matr
     p.hot_columns = v.hot;
     p.rank_order_always = v.ranked;
     p.ranked_prefix = v.prefix;
-    if (v.stream_bps > 0) p.stream_blocks_per_sm = v.stream_bps;
-    if (v.stream_rows > 0) p.stream_rows = v.stream_rows;
-    if (v.stream_parts_per_sm > 0) p.stream_parts_per_sm = v.stream_parts_per_sm;
-    if (v.stream_overlap >= 0) p.stream_overlap_launch = v.stream_overlap != 0;
+    stream_overrides(v, p);
     std::string why;
     psv::cuda::set_policy(g_ctx, p);
     try {
@@ -431,8 +443,8 @@ static void usage() {
     std::fprintf(stderr,
                  "usage: psv_bench [--runs R] [--warmup W] [--json F] [--csv F] [--svg F] [--no-algos] [--no-reorder]\n"
                  "                 [--no-flush] [--rwr-max-nnz N] [--algo-max-nnz N] [--seed S] [--contrast|--powerlaw]\n"
-                 "                 [--variant tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr|stream,hot=H,ranked=0|1,prefix=P,sbps=N,srows=N,sppm=N,slap=0|1]...\n"
-                 "                 [--exhaustive] [--tune FILE] MATRIX...\n"
+                 "                 [--variant tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr|stream,hot=H,ranked=0|1,prefix=P,sbps=N,srows=N,sppm=N,slap=0|1,swv=N,swin=N,sbr=N]...\n"
+                 "                 [--policy sbps=N,...] [--exhaustive] [--tune FILE] MATRIX...\n"
                  "  MATRIX: rmat:SCALE[:EF] | stencil:N | PATH[@LABEL]\n"
                  "       psv_bench --capacity [--weighted] [--transpose auto|cache|push] rmat:SCALE[:EF]...\n"
                  "  (capacity: R-MAT generated in chunks into psv's streamed construction, then PageRank)\n"
@@ -444,7 +456,7 @@ static void usage() {
     std::exit(2);
 }
 
-// tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr|stream,hot=H,ranked=0|1,prefix=P,sbps=N,srows=N,sppm=N,slap=0|1  (unset: the defaults)
+// tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr|stream,hot=H,ranked=0|1,prefix=P,sbps=N,srows=N,sppm=N,slap=0|1,swv=N,swin=N,sbr=N  (unset: the defaults)
 static Opts::Variant parse_variant(const std::string &spec) {
     Opts::Variant v;
     v.name = spec;
@@ -466,6 +478,9 @@ static Opts::Variant parse_variant(const std::string &spec) {
         else if (k == "srows") v.stream_rows = std::atoll(val.c_str());
         else if (k == "sppm") v.stream_parts_per_sm = std::atoll(val.c_str());
         else if (k == "slap") v.stream_overlap = std::atoi(val.c_str());
+        else if (k == "swv") v.stream_waves = std::atoi(val.c_str());
+        else if (k == "swin") v.stream_window = std::atoll(val.c_str());
+        else if (k == "sbr") v.stream_block_runs = std::atoll(val.c_str());
         else if (k == "hot") v.hot = std::atoll(val.c_str());
         else if (k == "ranked") v.ranked = std::atoi(val.c_str()) != 0;
         else if (k == "prefix") v.prefix = std::atoll(val.c_str());
@@ -517,6 +532,7 @@ static std::vector<std::pair<std::string, std::string>> parse_args(int argc, cha
         else if (a == "--algo-max-nnz") O.algo_max_nnz = std::atoll(next().c_str());
         else if (a == "--seed") O.seed = std::strtoull(next().c_str(), nullptr, 10);
         else if (a == "--variant") O.variants.push_back(parse_variant(next()));
+        else if (a == "--policy") O.policy = parse_variant(next());
         else if (a == "--exhaustive") O.exhaustive = true;
         else if (a == "--tune") O.tune = next();
         else if (a == "--contrast") kind = "contrast";
@@ -566,6 +582,11 @@ static void setup() {
     if (!psv_backend_available(PSV_BACKEND_CUDA)) die("no CUDA device (or psv built without CUDA)");
     PK(psv_context_create(PSV_BACKEND_CUDA, 0, &g_ctx));
     g_st = (cudaStream_t)psv::cuda::stream_of(psv::cuda::backend_of(g_ctx));
+    {  // --policy: every streamed plan of the run, PageRank's too
+        psv::cuda::Policy p = psv::cuda::policy_of(g_ctx);
+        stream_overrides(O.policy, p);
+        psv::cuda::set_policy(g_ctx, p);
+    }
     CS(cusparseCreate(&g_sp));
     CS(cusparseSetStream(g_sp, g_st));
     cudaDeviceProp prop;

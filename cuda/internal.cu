@@ -171,6 +171,7 @@ StreamCounts stream_counts(const psv_matrix *A) {
     if (M.kernel != PSV_KERNEL_STREAM || P.parts == 0) return r;
     r.parts = P.parts, r.rows = P.rows, r.pieces = P.pieces, r.slots = P.slots, r.pairs = P.pairs, r.runs = P.runs;
     r.entries = P.entries, r.max_part_entries = P.max_part_entries;
+    r.windows = P.column_blocks, r.splits = P.splits;
     r.bytes_pattern = P.model_bytes(M.nrows, M.ncols, false);
     r.bytes_weighted = P.model_bytes(M.nrows, M.ncols, true);
     return r;

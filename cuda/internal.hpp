@@ -85,6 +85,7 @@ std::string plan_description(const psv_matrix *A);
 // does not stream.
 struct StreamCounts {
     int64_t parts = 0, rows = 0, pieces = 0, slots = 0, pairs = 0, runs = 0, entries = 0, max_part_entries = 0;
+    int64_t windows = 0, splits = 0;  // the scatter's x windows, blocks per window
     int64_t bytes_pattern = 0, bytes_weighted = 0;
 };
 StreamCounts stream_counts(const psv_matrix *A);

@@ -22,6 +22,7 @@ namespace {
 // rank (the sum of r(j) where inv_outdeg(j) is 0) in dangling[b], also where it writes no run, and
 // the last of those blocks to finish sums them in window order into dangling[windows].
 struct PrStreamSource {
+    static constexpr int kStagedVectors = 2;  // r and inv
     const float *r, *inv;
     double *dangling;
     int64_t windows;

@@ -426,8 +426,12 @@ StreamPlan build_stream_plan(CudaBackend &be, const CudaMatrix &M, const Policy 
         });
     }
     pkey = Buffer();
+    // the scatter's blocks: splits of each window, enough for stream_scatter_waves waves of SMs
+    // while a block keeps stream_scatter_block_runs runs (on average; splits_for: per vector staged)
     const int64_t waves = (int64_t)p.stream_scatter_waves * p.sms;
-    S.splits = std::max<int64_t>(1, std::min<int64_t>(32, (waves + S.column_blocks - 1) / S.column_blocks));
+    S.block_runs = std::max<int64_t>(1, p.stream_scatter_block_runs);
+    S.splits = std::max<int64_t>(1, std::min<int64_t>({32, (waves + S.column_blocks - 1) / S.column_blocks,
+                                                       S.runs / (S.column_blocks * S.block_runs)}));
 
     // ---- a product's workspace (read in 16-byte pieces up to the boundary past the last value) ----
     S.pv = Buffer(&be, ((size_t)S.pairs * vb + 15) / 16 * 16 + 16);

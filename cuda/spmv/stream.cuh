@@ -34,8 +34,10 @@ template <class T> struct alignas(4 * sizeof(T)) StreamQuad {
 // memory asynchronously. A fused algorithm step supplies its own (cuda/algo/pagerank_fused.cu):
 // skip() ends every block at once (an ended loop); stage(xw, c0, n, b, s) leaves x(c0 .. c0 + n)
 // in xw[0 .. n) for block (window b, split s), all threads calling it, the caller's barrier after;
-// stages_empty(s): split s stages its window even where it writes no run.
+// stages_empty(s): split s stages its window even where it writes no run; kStagedVectors: the
+// vectors stage() reads (StreamPlan::splits_for).
 template <class T> struct StreamSourceU {
+    static constexpr int kStagedVectors = 1;
     const T *u;
     __device__ bool skip() const { return false; }
     __device__ bool stages_empty(int64_t) const { return false; }
@@ -309,10 +311,11 @@ void launch_stream_with(CudaBackend &be, const CudaMatrix &M, const S s, bool us
     T *pv = P.pv.as<T>();
     {
         const size_t wbytes = (size_t)P.column_block * sizeof(T);
+        const int64_t splits = P.splits_for(Src::kStagedVectors);
         auto kernel = stream_scatter_kernel<T, Src>;
         allow_smem(kernel, wbytes);
-        launch_maybe_overlapped(kernel, (unsigned)(P.column_blocks * P.splits), kStreamScatterThreads, wbytes, st,
-                                overlap_scatter && P.overlap, M.ncols, P.column_block, P.splits, P.window_run.as<uint32_t>(),
+        launch_maybe_overlapped(kernel, (unsigned)(P.column_blocks * splits), kStreamScatterThreads, wbytes, st,
+                                overlap_scatter && P.overlap, M.ncols, P.column_block, splits, P.window_run.as<uint32_t>(),
                                 P.run_item.as<uint32_t>(), P.run_dest.as<uint32_t>(), P.item_col.as<uint16_t>(), src, pv);
     }
     StreamArgs<T> A{M.nrows, P.rows, P.order.as<int32_t>(), P.part_piece.as<int32_t>(), P.piece_pair.as<uint32_t>(),

@@ -68,8 +68,12 @@ Policy select_policy(const DeviceTraits &d) {
     p.stream_slots_max = 65535;
     p.stream_window_max = 65536;
     // the scatter's column blocks vary in pairs, and two run per SM: a dozen waves of SMs even
-    // out the SMs' shares (R-MAT 24: 585 column blocks, 1 block each -> 3)
+    // out the SMs' shares (R-MAT 24: 585 column blocks, 1 block each -> 3), but not below a run
+    // a warp for each vector a block stages: each block stages its whole window, and a warp
+    // without a run only waits (R-MAT 20: 37 windows of 256 runs, 32 blocks each -> 8 for a
+    // product, 4 for PageRank's, which stages two; docs/benchmarks.md)
     p.stream_scatter_waves = 12;
+    p.stream_scatter_block_runs = kStreamScatterThreads / 32;
     // the accumulate pass launched while the scatter ends: its blocks take the SMs the scatter
     // leaves, set their rows and load their first entries before they wait (docs/benchmarks.md)
     p.stream_overlap_launch = true;

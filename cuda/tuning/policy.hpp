@@ -76,7 +76,8 @@ struct Policy {
     int64_t stream_min_slots = 8192;     // a piece holds at least this many pairs (else fewer rows)
     int64_t stream_slots_max = 65535;    // ... and at most this many
     int64_t stream_window_max = 65536;   // the scatter's x window: at most this many columns
-    int stream_scatter_waves = 12;       // scatter blocks: at least this many waves of SMs
+    int stream_scatter_waves = 12;       // scatter blocks: at least this many waves of SMs,
+    int64_t stream_scatter_block_runs = 32;  // ... where each keeps this many runs a vector it stages
     bool stream_auto = true;             // AUTO may choose the streamed product (the rule below)
     bool stream_in_model = false;        // ... and the performance model may, among its candidates
     int64_t stream_min_entries = 1ll << 23;  // AUTO streams power-law matrices of this many entries

@@ -37,11 +37,11 @@ gputest::Edges dense_block() {
     return E;
 }
 
-// A pass: the rows per partition at most, the partitions per SM, the slots per piece at most and
-// the scatter's window (0: the policy's).
+// A pass: the rows per partition at most, the partitions per SM, the slots per piece at most, the
+// scatter's window and its runs per block (0: the policy's).
 struct Pass {
     const char *name;
-    int64_t rows, parts_per_sm, slots_max, window_max;
+    int64_t rows, parts_per_sm, slots_max, window_max, block_runs;
     bool flip;  // the policy's other launch of the accumulate pass (overlapped or not)
 };
 
@@ -89,8 +89,11 @@ int masked_accumulate(psv_context *gpu) {
     return 1;
 }
 
-// The plan's counts: pairs, partitions and slots agree with the matrix; device bytes include it.
-int plan_counts(psv_context *gpu, const gputest::Edges &E) {
+// The plan's counts: pairs, partitions and slots agree with the matrix; device bytes include it;
+// the scatter's blocks per window follow the policy (at least its waves of SMs in all, unless a
+// block would hold fewer than its runs, at most 32; where it allows one run a block, R-MAT cut
+// so small takes several).
+int plan_counts(psv_context *gpu, const gputest::Edges &E, const psv::cuda::Policy &pol) {
     psv_context_set_option(gpu, PSV_OPT_KERNEL, PSV_KERNEL_STREAM);
     psv_matrix *A = nullptr;
     const int64_t nnz = (int64_t)E.rows.size();
@@ -105,6 +108,13 @@ int plan_counts(psv_context *gpu, const gputest::Edges &E) {
               "plan counts: %lld partitions of %lld rows, %lld pieces of %lld slots, %lld pairs of %lld entries",
               (long long)sc.parts, (long long)sc.rows, (long long)sc.pieces, (long long)sc.slots, (long long)sc.pairs,
               (long long)nnz);
+    const int64_t waves = (int64_t)pol.stream_scatter_waves * pol.sms;
+    const int64_t splits = std::max<int64_t>(
+        1, std::min<int64_t>({32, (waves + sc.windows - 1) / sc.windows,
+                              sc.runs / (sc.windows * std::max<int64_t>(1, pol.stream_scatter_block_runs))}));
+    CHECK_MSG(sc.windows >= 1 && sc.splits == splits && (pol.stream_scatter_block_runs > 1 || sc.splits > 1),
+              "%lld blocks for each of %lld windows (%lld runs, %lld a block at least): expected %lld", (long long)sc.splits,
+              (long long)sc.windows, (long long)sc.runs, (long long)pol.stream_scatter_block_runs, (long long)splits);
     CHECK_MSG(sc.entries >= nnz && sc.entries <= nnz + 3 * sc.pieces && sc.entries % 4 == 0,
               "%lld entries laid out for %lld (%lld pieces)", (long long)sc.entries, (long long)nnz, (long long)sc.pieces);
     CHECK_MSG(sc.max_part_entries >= (sc.entries + sc.parts - 1) / sc.parts && sc.max_part_entries <= sc.entries,
@@ -172,12 +182,13 @@ int main() {
     REQUIRE(psv_context_set_option(gpu, PSV_OPT_PLAN_CHOICE, PSV_CHOICE_RULES) == PSV_SUCCESS);
     int checks = 0;
     const psv::cuda::Policy base = psv::cuda::policy_of(gpu);
-    // small: 256-row partitions of 1024-pair pieces, a scatter of 1024-column windows
-    const Pass passes[] = {{"device", 0, 0, 0, 0, false},
-                           {"small", 256, 64, 1024, 1024, false},
-                           {"small, flipped", 256, 64, 1024, 1024, true},
-                           {"1024 rows", 1024, 64, 0, 0, false},
-                           {"1024 rows, flipped", 1024, 64, 0, 0, true}};
+    // small: 256-row partitions of 1024-pair pieces, a scatter of 1024-column windows, each
+    // window's runs over several blocks (some of them without a run)
+    const Pass passes[] = {{"device", 0, 0, 0, 0, 0, false},
+                           {"small", 256, 64, 1024, 1024, 1, false},
+                           {"small, flipped", 256, 64, 1024, 1024, 1, true},
+                           {"1024 rows", 1024, 64, 0, 0, 0, false},
+                           {"1024 rows, flipped", 1024, 64, 0, 0, 0, true}};
     // under the sanitizers (small mode): the small pass (every path of the kernels, with little
     // to track), fp32 and int32, R-MAT 12
     const bool small = gputest::small_mode();
@@ -188,6 +199,7 @@ int main() {
         if (P.parts_per_sm) policy.stream_parts_per_sm = P.parts_per_sm;
         if (P.slots_max) policy.stream_slots_max = P.slots_max;
         if (P.window_max) policy.stream_window_max = P.window_max;
+        if (P.block_runs) policy.stream_scatter_block_runs = P.block_runs;
         if (P.flip) policy.stream_overlap_launch = !base.stream_overlap_launch;
         psv::cuda::set_policy(gpu, policy);
         psv_context_set_option(gpu, PSV_OPT_KERNEL, PSV_KERNEL_STREAM);
@@ -212,7 +224,7 @@ int main() {
         checks += run_float<float>(gpu, rc, R, PSV_FP32, false);
         checks += run_float<float>(gpu, rc, R, PSV_FP32, true);
         checks += run_exact(cpu, gpu, rc, R, PSV_INT32);
-        if (P.rows) checks += plan_counts(gpu, R);
+        if (P.rows) checks += plan_counts(gpu, R, policy);
         checks += transpose_plan(gpu, R, false, "rmat");
         checks += transpose_plan(gpu, R, true, "rmat");
         checks += transpose_plan(gpu, R, true, "rmat", PSV_FP64);
