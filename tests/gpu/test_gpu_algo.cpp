@@ -154,7 +154,7 @@ void check_pagerank_fused(psv_context *ctx, const gputest::Edges &E) {
     psv::cuda::Policy small = base;
     small.stream_rows = 256, small.stream_parts_per_sm = 64, small.stream_slots_max = 1024, small.stream_window_max = 1024;
     small.stream_overlap_launch = !base.stream_overlap_launch;
-    small.stream_scatter_block_runs = 1;  // a window's runs over several scatter blocks, some of them without a run
+    small.stream_scatter_block_runs = 1;  // a window's runs over several scatter blocks (some may hold none)
     psv_matrix *C = nullptr;
     REQUIRE(psv_matrix_build(ctx, PSV_FP32, n, n, (int64_t)E.rows.size(), E.rows.data(), E.cols.data(), nullptr, PSV_FIRST, &C) ==
             PSV_SUCCESS);

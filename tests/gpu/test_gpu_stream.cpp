@@ -183,7 +183,7 @@ int main() {
     int checks = 0;
     const psv::cuda::Policy base = psv::cuda::policy_of(gpu);
     // small: 256-row partitions of 1024-pair pieces, a scatter of 1024-column windows, each
-    // window's runs over several blocks (some of them without a run)
+    // window's runs over several blocks (some may hold none)
     const Pass passes[] = {{"device", 0, 0, 0, 0, 0, false},
                            {"small", 256, 64, 1024, 1024, 1, false},
                            {"small, flipped", 256, 64, 1024, 1024, 1, true},
