@@ -532,7 +532,14 @@ static std::vector<std::pair<std::string, std::string>> parse_args(int argc, cha
         else if (a == "--algo-max-nnz") O.algo_max_nnz = std::atoll(next().c_str());
         else if (a == "--seed") O.seed = std::strtoull(next().c_str(), nullptr, 10);
         else if (a == "--variant") O.variants.push_back(parse_variant(next()));
-        else if (a == "--policy") O.policy = parse_variant(next());
+        else if (a == "--policy") {  // the streamed-plan keys only: the others are a matrix's options
+            O.policy = parse_variant(next());
+            const Opts::Variant d;
+            if (O.policy.tile_width != d.tile_width || O.policy.max_tiles != d.max_tiles ||
+                O.policy.workload_size != d.workload_size || O.policy.kernel != d.kernel || O.policy.hot != d.hot ||
+                O.policy.ranked != d.ranked || O.policy.prefix != d.prefix)
+                usage();
+        }
         else if (a == "--exhaustive") O.exhaustive = true;
         else if (a == "--tune") O.tune = next();
         else if (a == "--contrast") kind = "contrast";

@@ -123,10 +123,8 @@ struct StreamPlan {
     int64_t parts = 0, rows = 0, slots = 0, pieces = 0, pairs = 0, runs = 0;
     int64_t entries = 0;                                      // ent's length: nvals and each piece's padding
     int64_t column_block = 0, column_blocks = 0, splits = 0;  // scatter: x window, blocks per window
-    int64_t block_runs = 1;  // the runs a scatter block keeps for each vector it stages (splits_for)
     int64_t max_part_entries = 0;                             // the most entries of one partition
     size_t vb = 0;                                            // the value size the slots were counted for
-    bool overlap = false;  // the accumulate pass launched while the scatter ends (Policy::stream_overlap_launch)
     Buffer part_piece;   // int32 [parts + 1]: first piece of each partition
     Buffer piece_pair;   // uint32 [pieces + 1]: first pair (position in pv) of each piece
     Buffer piece_entry;  // int64 [pieces + 1]: first entry (position in ent) of each piece, a multiple of 4
@@ -150,9 +148,9 @@ struct StreamPlan {
     }
     // The scatter's blocks per window where its source stages `vectors` vectors a window (a
     // product's x: 1; PageRank's rank and out-degrees: 2): splits, fewer where a block would keep
-    // fewer than block_runs runs (on average) for each vector it stages.
-    int64_t splits_for(int vectors) const {
-        const int64_t by_runs = runs / std::max<int64_t>(1, column_blocks * block_runs * vectors);
+    // fewer than block_runs runs (Policy::stream_scatter_block_runs, on average) for each vector.
+    int64_t splits_for(int vectors, int64_t block_runs) const {
+        const int64_t by_runs = runs / std::max<int64_t>(1, column_blocks * std::max<int64_t>(1, block_runs) * vectors);
         return std::max<int64_t>(1, std::min<int64_t>(splits, by_runs));
     }
     int64_t device_bytes() const;

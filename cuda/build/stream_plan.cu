@@ -332,7 +332,6 @@ StreamPlan build_stream_plan(CudaBackend &be, const CudaMatrix &M, const Policy 
     const Policy::StreamShape shape = p.stream_shape(nrows, vb);
     S.rows = shape.rows;
     S.slots = shape.slots;
-    S.overlap = p.stream_overlap_launch;
     if (S.rows < 256 || S.slots < 1024)
         fail(PSV_ERROR_INVALID_VALUE, "the streamed product needs shared memory for 256 rows and 1024 slots per block");
     S.parts = (nrows + S.rows - 1) / S.rows;
@@ -426,12 +425,12 @@ StreamPlan build_stream_plan(CudaBackend &be, const CudaMatrix &M, const Policy 
         });
     }
     pkey = Buffer();
-    // the scatter's blocks: splits of each window, enough for stream_scatter_waves waves of SMs
-    // while a block keeps stream_scatter_block_runs runs (on average; splits_for: per vector staged)
+    // the scatter's blocks: splits of each window, enough for stream_scatter_waves waves of SMs,
+    // at most 32, where a block keeps stream_scatter_block_runs runs (on average) of one vector
+    // staged (splits_for: fewer for a source that stages more)
     const int64_t waves = (int64_t)p.stream_scatter_waves * p.sms;
-    S.block_runs = std::max<int64_t>(1, p.stream_scatter_block_runs);
-    S.splits = std::max<int64_t>(1, std::min<int64_t>({32, (waves + S.column_blocks - 1) / S.column_blocks,
-                                                       S.runs / (S.column_blocks * S.block_runs)}));
+    S.splits = std::min<int64_t>(32, (waves + S.column_blocks - 1) / S.column_blocks);
+    S.splits = S.splits_for(1, p.stream_scatter_block_runs);
 
     // ---- a product's workspace (read in 16-byte pieces up to the boundary past the last value) ----
     S.pv = Buffer(&be, ((size_t)S.pairs * vb + 15) / 16 * 16 + 16);

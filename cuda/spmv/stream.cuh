@@ -297,7 +297,7 @@ __global__ void __launch_bounds__(kStreamThreads, 1)
 }
 
 // The two passes of one product over M's streamed plan: x from src, the row sums to out. The
-// accumulate pass is launched overlapped where the plan says (it reads only the plan before it
+// accumulate pass is launched overlapped where M's policy says (it reads only the plan before it
 // waits for the scatter); so is the scatter where the caller says too (overlap_scatter: the
 // kernel before it in the stream writes none of the plan's arrays, which it reads before it waits).
 template <class S, class Src, class Out>
@@ -311,12 +311,13 @@ void launch_stream_with(CudaBackend &be, const CudaMatrix &M, const S s, bool us
     T *pv = P.pv.as<T>();
     {
         const size_t wbytes = (size_t)P.column_block * sizeof(T);
-        const int64_t splits = P.splits_for(Src::kStagedVectors);
+        const int64_t splits = P.splits_for(Src::kStagedVectors, M.policy.stream_scatter_block_runs);
         auto kernel = stream_scatter_kernel<T, Src>;
         allow_smem(kernel, wbytes);
         launch_maybe_overlapped(kernel, (unsigned)(P.column_blocks * splits), kStreamScatterThreads, wbytes, st,
-                                overlap_scatter && P.overlap, M.ncols, P.column_block, splits, P.window_run.as<uint32_t>(),
-                                P.run_item.as<uint32_t>(), P.run_dest.as<uint32_t>(), P.item_col.as<uint16_t>(), src, pv);
+                                overlap_scatter && M.policy.stream_overlap_launch, M.ncols, P.column_block, splits,
+                                P.window_run.as<uint32_t>(), P.run_item.as<uint32_t>(), P.run_dest.as<uint32_t>(),
+                                P.item_col.as<uint16_t>(), src, pv);
     }
     StreamArgs<T> A{M.nrows, P.rows, P.order.as<int32_t>(), P.part_piece.as<int32_t>(), P.piece_pair.as<uint32_t>(),
                     P.piece_entry.as<int64_t>(), pv, P.ent.as<uint32_t>(), use_vals ? P.val.as<T>() : nullptr,
@@ -324,7 +325,7 @@ void launch_stream_with(CudaBackend &be, const CudaMatrix &M, const S s, bool us
     const size_t sbytes = ((size_t)P.rows * sizeof(Acc) + 15) / 16 * 16 + (size_t)P.slots * sizeof(T) + kStreamStageSlack;
     auto kernel = stream_accumulate_kernel<S, Out>;
     allow_smem(kernel, sbytes);
-    launch_maybe_overlapped(kernel, (unsigned)P.parts, kStreamThreads, sbytes, st, P.overlap, s, A, out);
+    launch_maybe_overlapped(kernel, (unsigned)P.parts, kStreamThreads, sbytes, st, M.policy.stream_overlap_launch, s, A, out);
 }
 
 // t = M (+).(x) u (t's present flags into tp where given) by the streamed plan.
