@@ -457,7 +457,8 @@ static void usage() {
 }
 
 // tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr|stream,hot=H,ranked=0|1,prefix=P,sbps=N,srows=N,sppm=N,slap=0|1,swv=N,swin=N,sbr=N  (unset: the defaults)
-static Opts::Variant parse_variant(const std::string &spec) {
+// stream_only (--policy): the streamed-plan keys alone (the others are a matrix's options).
+static Opts::Variant parse_variant(const std::string &spec, bool stream_only = false) {
     Opts::Variant v;
     v.name = spec;
     size_t p = 0;
@@ -468,6 +469,8 @@ static Opts::Variant parse_variant(const std::string &spec) {
         const size_t eq = kv.find('=');
         if (eq == std::string::npos) usage();
         const std::string k = kv.substr(0, eq), val = kv.substr(eq + 1);
+        const bool stream_key = k == "sbps" || k == "srows" || k == "sppm" || k == "slap" || k == "swv" || k == "swin" || k == "sbr";
+        if (stream_only && !stream_key) usage();
         if (k == "tw") v.tile_width = std::atoll(val.c_str());
         else if (k == "maxt") v.max_tiles = std::atoll(val.c_str());
         else if (k == "wl") v.workload_size = std::atoll(val.c_str());
@@ -532,14 +535,7 @@ static std::vector<std::pair<std::string, std::string>> parse_args(int argc, cha
         else if (a == "--algo-max-nnz") O.algo_max_nnz = std::atoll(next().c_str());
         else if (a == "--seed") O.seed = std::strtoull(next().c_str(), nullptr, 10);
         else if (a == "--variant") O.variants.push_back(parse_variant(next()));
-        else if (a == "--policy") {  // the streamed-plan keys only: the others are a matrix's options
-            O.policy = parse_variant(next());
-            const Opts::Variant d;
-            if (O.policy.tile_width != d.tile_width || O.policy.max_tiles != d.max_tiles ||
-                O.policy.workload_size != d.workload_size || O.policy.kernel != d.kernel || O.policy.hot != d.hot ||
-                O.policy.ranked != d.ranked || O.policy.prefix != d.prefix)
-                usage();
-        }
+        else if (a == "--policy") O.policy = parse_variant(next(), true);
         else if (a == "--exhaustive") O.exhaustive = true;
         else if (a == "--tune") O.tune = next();
         else if (a == "--contrast") kind = "contrast";

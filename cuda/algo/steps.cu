@@ -158,31 +158,30 @@ struct OutPrSums {
     }
 };
 
+// PrUpdate<Personal, Scale> over the n ranks, reduced with Op from id into out.
+template <bool Scale, class T, class Op, class Out>
+void launch_pr_update(CudaBackend &be, int64_t n, const float *t, float *r, const float *personal, const float *inv, float *w,
+                      const double *dangling, double damping, T id, Out out) {
+    const double inv_n = 1.0 / (double)n;
+    if (personal)
+        launch_mapreduce_out<T, Op>(be, n, PrUpdate<true, Scale>{t, r, personal, inv, w, dangling, damping, inv_n}, id, out);
+    else
+        launch_mapreduce_out<T, Op>(be, n, PrUpdate<false, Scale>{t, r, personal, inv, w, dangling, damping, inv_n}, id, out);
+}
+
 void CudaAlgoSteps::pagerank_update(int64_t n, const float *t, float *r, double damping, const double *dangling,
                                     const float *personal, LoopState *state) {
     if (n <= 0) return;
     be_.activate();
-    const double inv_n = 1.0 / (double)n;
-    if (personal)
-        launch_mapreduce_out<double, PlusD>(be_, n, PrUpdate<true, false>{t, r, personal, nullptr, nullptr, dangling, damping, inv_n},
-                                            0.0, OutLoop{state});
-    else
-        launch_mapreduce_out<double, PlusD>(be_, n, PrUpdate<false, false>{t, r, personal, nullptr, nullptr, dangling, damping, inv_n},
-                                            0.0, OutLoop{state});
+    launch_pr_update<false, double, PlusD>(be_, n, t, r, personal, nullptr, nullptr, dangling, damping, 0.0, OutLoop{state});
 }
 
 void CudaAlgoSteps::pagerank_update_scale(int64_t n, const float *t, float *r, double damping, double *dangling,
                                           const float *personal, const float *inv, float *w, LoopState *state) {
     if (n <= 0) return;
     be_.activate();
-    const double inv_n = 1.0 / (double)n;
-    const PrSums id{0.0, 0.0};
-    if (personal)
-        launch_mapreduce_out<PrSums, PlusPrSums>(be_, n, PrUpdate<true, true>{t, r, personal, inv, w, dangling, damping, inv_n},
-                                                 id, OutPrSums{dangling, state});
-    else
-        launch_mapreduce_out<PrSums, PlusPrSums>(be_, n, PrUpdate<false, true>{t, r, personal, inv, w, dangling, damping, inv_n},
-                                                 id, OutPrSums{dangling, state});
+    launch_pr_update<true, PrSums, PlusPrSums>(be_, n, t, r, personal, inv, w, dangling, damping, PrSums{0.0, 0.0},
+                                               OutPrSums{dangling, state});
 }
 
 // A captured graph and its executable, destroyed with the object; the pool holds the blocks the
