@@ -67,6 +67,7 @@ std::unique_ptr<MatrixStore> build_from_device_chunks(Backend &be, int64_t nrows
 
 void csr_arrays(const psv_matrix *A, const int64_t **row_ptr, const int32_t **col, const void **values) {
     const CudaMatrix &M = as_cuda(store_of(A));
+    M.need_csr();
     *row_ptr = M.row_ptr.as<int64_t>();
     *col = M.col.as<int32_t>();
     *values = M.pattern ? nullptr : M.val.get();
@@ -175,6 +176,10 @@ StreamCounts stream_counts(const psv_matrix *A) {
     r.bytes_pattern = P.model_bytes(M.nrows, M.ncols, false);
     r.bytes_weighted = P.model_bytes(M.nrows, M.ncols, true);
     return r;
+}
+
+bool transpose_csr_pending(const psv_matrix *A) {
+    return A->transpose && as_cuda(*A->transpose).csr_pending();
 }
 
 StreamPlanCopy download_stream_plan(const MatrixStore &A) {

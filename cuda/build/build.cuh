@@ -12,9 +12,11 @@ namespace cuda {
 // Rank M's columns by length (ranking.cu): col_order[k] = the column of rank k, rank_of its
 // inverse; hot_min_length sets ColumnStats::hot_columns. ranked_keys, where given, receives the
 // sort keys: uint32 ~length of each rank (ascending). transposed_from, where M is its transpose:
-// the column lengths are read from its row pointer.
+// the column lengths are read from its row pointer, and near = false skips the one pass over M's
+// entries (ColumnStats::near_entries, the model's statistic, is then 0).
 ColumnStats rank_columns(CudaBackend &be, const CudaMatrix &M, int64_t hot_min_length, Buffer &col_order,
-                         Buffer &rank_of, Buffer *ranked_keys = nullptr, const CudaMatrix *transposed_from = nullptr);
+                         Buffer &rank_of, Buffer *ranked_keys = nullptr, const CudaMatrix *transposed_from = nullptr,
+                         bool near = true);
 
 // The performance model's inputs (plan.cu): the device, the kernels' shapes under policy p, a
 // matrix's statistics (from its column ranking) for values of vb bytes, and the candidate plans
@@ -77,6 +79,8 @@ size_t device_free_bytes(CudaBackend &be);
 // Device transpose of a CSR (values carried), assembled from A's entries read by column
 // (transpose.cu).
 void transpose_csr(CudaBackend &be, const CudaMatrix &A, CudaMatrix &T);
+// The row pointer of A' alone (int64 [A.ncols + 1]): A's column lengths, counted, then summed.
+Buffer transpose_row_ptr(CudaBackend &be, const CudaMatrix &A);
 // The pattern of A + A' (square A) built on the device with A's options.
 std::unique_ptr<MatrixStore> symmetric_pattern(CudaBackend &be, const CudaMatrix &A);
 // A matrix from COO in device memory (duplicates: a pattern keeps one, valued the first).

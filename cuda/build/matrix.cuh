@@ -168,6 +168,9 @@ public:
     explicit CudaMatrix(CudaBackend *be) : be_(be), policy(be->policy()), build_start_bytes(be->pool().in_use_bytes()) {
         be->pool().reset_peak();
     }
+    // A matrix that only receives arrays (need_csr's transpose), leaving the pool's mark alone.
+    struct Scratch {};
+    CudaMatrix(CudaBackend *be, Scratch) : be_(be), policy(be->policy()) {}
     void rebuild(const FormatOptions &opt) override { rebuild_from(opt, nullptr); }
     // rebuild, where this matrix is the transpose of *transposed_from (transposed(): its column
     // lengths and streamed plan are read from that matrix's row pointer and entries), else null.
@@ -208,10 +211,14 @@ public:
 
     CudaBackend *be_;
     Policy policy;  // the policy of the last rebuild
-    // CSR in device memory
-    Buffer row_ptr;  // int64 [nrows + 1]
-    Buffer col;      // int32 [nvals]
-    Buffer val;      // nvals * type size (empty for a pattern)
+    // CSR in device memory. A transpose whose plan is streamed (transposed(): PageRank's and HITS's
+    // A') holds its row pointer alone until a reader needs the rest: every reader of col and val
+    // calls need_csr() first, which builds them from the matrix it transposes (csr_pending()).
+    Buffer row_ptr;      // int64 [nrows + 1]
+    mutable Buffer col;  // int32 [nvals]
+    mutable Buffer val;  // nvals * type size (empty for a pattern)
+    void need_csr() const;
+    bool csr_pending() const { return csr_source_ != nullptr; }
     psv_kernel kernel = PSV_KERNEL_TILE_COMPOSITE;
     double build_seconds = 0;
     size_t build_start_bytes = 0;  // the pool's live bytes when the build began
@@ -238,6 +245,9 @@ public:
     std::string plan_text(int32_t which) const override;
 
 private:
+    // the matrix this one is the transpose of while col and val are not built (its CSR outlives
+    // this matrix: the transpose is released first wherever its source is rebuilt or freed)
+    mutable const CudaMatrix *csr_source_ = nullptr;
     std::vector<tuning::Ranked> ranking_;
     std::unique_ptr<TcForm> build_padded_form(ColumnStats &cs) const;
     const TcForm &kept_or_transient_form(std::unique_ptr<TcForm> &transient, ColumnStats &cs) const;

@@ -255,6 +255,7 @@ FormParams form_params(const FormatOptions &opt, const Policy &p, size_t vb, boo
 // stay.
 void CudaMatrix::rebuild_from(const FormatOptions &opt, const CudaMatrix *transposed_from) {
     be_->activate();
+    if (!transposed_from) need_csr();  // a plan of its own reads its own entries
     auto t0 = std::chrono::steady_clock::now();
     const Policy p = be_->policy();
     const size_t vb = pattern ? 4 : type_size(type);
@@ -279,7 +280,7 @@ void CudaMatrix::rebuild_from(const FormatOptions &opt, const CudaMatrix *transp
     ColumnStats cs;
     Buffer order, rank_of, ranked_keys;
     if (nvals > 0 && (k == PSV_KERNEL_AUTO || table))
-        cs = rank_columns(*be_, *this, p.hot_min_length, order, rank_of, &ranked_keys, transposed_from);
+        cs = rank_columns(*be_, *this, p.hot_min_length, order, rank_of, &ranked_keys, transposed_from, !csr_pending());
     const auto t_model = std::chrono::steady_clock::now();
     const tuning::MatrixStats ms = model_stats(*this, cs, vb);
     // the candidates AUTO may choose among, ranked by the model's time where there is a table
@@ -364,6 +365,13 @@ void CudaMatrix::rebuild_from(const FormatOptions &opt, const CudaMatrix *transp
         if (fopt.tile_width <= 0) fopt.tile_width = chosen.tile_width;
         break;
     case tuning::Family::TileCoo: k = PSV_KERNEL_TILE_COO; break;
+    }
+    // a transpose without its entries (transposed()) keeps them unbuilt only under the streamed
+    // plan; any other plan is chosen again once they are built (with their near-entry count)
+    if (csr_pending() && k != PSV_KERNEL_STREAM) {
+        need_csr();
+        rebuild_from(opt, transposed_from);
+        return;
     }
     const bool tiles = k == PSV_KERNEL_TILE_COMPOSITE || k == PSV_KERNEL_TILE_COO;
     if (tiles && nvals > (int64_t)UINT32_MAX)

@@ -78,10 +78,9 @@ __global__ void row_lengths_kernel(int64_t n, const int64_t *rp, int32_t *len) {
 }  // namespace
 
 ColumnStats rank_columns(CudaBackend &be, const CudaMatrix &M, int64_t hot_min_length, Buffer &col_order,
-                         Buffer &rank_of, Buffer *ranked_keys, const CudaMatrix *transposed_from) {
+                         Buffer &rank_of, Buffer *ranked_keys, const CudaMatrix *transposed_from, bool near) {
     cudaStream_t st = be.stream();
     const int64_t nrows = M.nrows, ncols = M.ncols, nnz = M.nvals;
-    const int32_t *col = M.col.as<int32_t>();
     col_order = Buffer(&be, (size_t)ncols * 4);
     rank_of = Buffer(&be, (size_t)ncols * 4);
     int64_t stats[4] = {0, 0, 0, 0};
@@ -99,11 +98,11 @@ ColumnStats rank_columns(CudaBackend &be, const CudaMatrix &M, int64_t hot_min_l
         } else {
             be.set_bytes(len.get(), 0, (size_t)ncols * 4);
         }
-        if (nnz > 0 && nrows > 0) {
+        if (nnz > 0 && nrows > 0 && (near || !transposed_from)) {  // the lengths need the pass without a source
             const int64_t tiles = (nnz + kNearTile - 1) / kNearTile;
             const unsigned g = (unsigned)std::min<int64_t>(tiles, (int64_t)be.policy().sms * 8);
             auto kernel = transposed_from ? count_near_kernel<false> : count_near_kernel<true>;
-            kernel<<<g, kNearThreads, 0, st>>>(nnz, col, M.row_ptr.as<int64_t>(), nrows, (double)ncols / (double)nrows,
+            kernel<<<g, kNearThreads, 0, st>>>(nnz, M.col.as<int32_t>(), M.row_ptr.as<int64_t>(), nrows, (double)ncols / (double)nrows,
                                                len.as<int32_t>(), (unsigned long long *)(st_d.as<int64_t>() + 3));
             PSV_CUDA_LAUNCH_CHECK();
         }

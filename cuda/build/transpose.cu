@@ -155,6 +155,24 @@ void transpose_csr(CudaBackend &be, const CudaMatrix &A, CudaMatrix &T) {
     if (!sorted) assemble_csr(be, A.ncols, A.nrows, vs, csr_tuples(be, A, true), T);
 }
 
+__global__ void column_counts_kernel(int64_t nnz, const int32_t *col, unsigned long long *count) {
+    PSV_GRID_LOOP(e, nnz) atomicAdd(count + col[e], 1ull);  // integer atomics: exact
+}
+
+Buffer transpose_row_ptr(CudaBackend &be, const CudaMatrix &A) {
+    const int64_t n = A.ncols;
+    Buffer rp(&be, (size_t)(n + 1) * 8), count(&be, (size_t)(n + 1) * 8);
+    be.set_bytes(count.get(), 0, (size_t)(n + 1) * 8);  // count[n] = 0: rp[n] = nnz
+    if (A.nvals > 0)
+        launch(be, A.nvals, [&](unsigned g, int b) {
+            column_counts_kernel<<<g, b, 0, be.stream()>>>(A.nvals, A.col.as<int32_t>(), count.as<unsigned long long>());
+        });
+    be.cub_call([&](void *tmp, size_t &bytes) {
+        return cubns::DeviceScan::ExclusiveSum(tmp, bytes, count.as<int64_t>(), rp.as<int64_t>(), n + 1, be.stream());
+    });
+    return rp;
+}
+
 // ---- COO -> CSR on the device ------------------------------------------------------------------
 
 std::unique_ptr<MatrixStore> coo_to_matrix(CudaBackend &be, int64_t nrows, int64_t ncols, psv_type type, int64_t nnz,

@@ -84,6 +84,7 @@ template <class S> void run_spmv(CudaBackend &be, const CudaMatrix &M, const Spm
         launch_stream(be, M, s, use_vals, u, t, a.t_present);
         return;
     }
+    M.need_csr();  // every other path reads the CSR
     // the CSR kernels; under STREAM also for u with absent entries and values wider than its plan's
     if (a.u_present || M.kernel == PSV_KERNEL_CSR || M.kernel == PSV_KERNEL_STREAM) {
         if (!a.u_present && M.chunks.nchunks > 0) {

@@ -122,6 +122,7 @@ void CudaBackend::spmm_pattern(const MatrixStore &A, int32_t k, const float *U, 
         pattern_product(*this, M, U, T);
         return;
     }
+    M.need_csr();
     if (M.nvals > 0 && M.kernel == PSV_KERNEL_TILE_COMPOSITE) tc_spmm(*this, M, M.form(), k, U, T);
     else csr_spmm(*this, M, k, U, T);
 }

@@ -73,6 +73,7 @@ __global__ void from_fixed_kernel(int64_t n, const unsigned long long *acc, cons
 void CudaBackend::pattern_product_transposed(const MatrixStore &A, const float *u, float *t) {
     activate();
     const auto &M = static_cast<const CudaMatrix &>(A);
+    M.need_csr();
     cudaStream_t st = stream();
     // the allocations first: a failure leaves t untouched
     Buffer acc(this, (size_t)std::max<int64_t>(1, M.ncols) * 8), l1(this, 8);

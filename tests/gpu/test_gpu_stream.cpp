@@ -7,7 +7,8 @@
 // pairs (empty rows), a dense block of long rows over the same columns. Also: the plan's counts
 // and device bytes, an AUTO rule that streams, u with absent entries and products wider than the
 // plan's values (the CSR fallback), a mask and an accumulator, an allocation failure while
-// planning, and a transpose's plan read from the matrix it transposes against its own.
+// planning, a transpose's plan read from the matrix it transposes against its own, and a streamed
+// transpose's entries built only when a product reads them.
 #include <cuda_runtime.h>
 
 #include <atomic>
@@ -89,6 +90,77 @@ int masked_accumulate(psv_context *gpu) {
     return 1;
 }
 
+// A' of a streamed matrix (psv_mxv with PSV_DESC_TRANSPOSE_A) keeps its row pointer alone while
+// its products stream; a product of u with absent entries (the CSR-vector kernel) builds its
+// entries first. int32 min-plus: every product exactly the CPU backend's. Under the CSR kernel the
+// transpose is built whole.
+int lazy_transpose(psv_context *cpu, psv_context *gpu) {
+    const gputest::Edges E = gputest::rmat(12, 8, 7);
+    const int64_t n = E.nrows, nnz = (int64_t)E.rows.size();
+    std::vector<int32_t> a((size_t)nnz), x((size_t)n);
+    uint64_t s = 17;
+    for (auto &v : a) v = (int32_t)(gputest::splitmix(s) % 1000) - 300;
+    for (auto &v : x) v = (int32_t)(gputest::splitmix(s) % 1000) - 300;
+    std::vector<int64_t> some;
+    std::vector<int32_t> some_x;
+    for (int64_t i = 0; i < n; i += 3) some.push_back(i), some_x.push_back(x[(size_t)i]);
+    for (psv_kernel kern : {PSV_KERNEL_STREAM, PSV_KERNEL_CSR}) {
+        psv_context_set_option(gpu, PSV_OPT_KERNEL, kern);
+        psv_context *ctx[2] = {cpu, gpu};
+        psv_matrix *A[2] = {nullptr, nullptr};
+        psv_semiring *sr[2] = {nullptr, nullptr};
+        for (int b = 0; b < 2; ++b) {
+            REQUIRE(psv_matrix_build(ctx[b], PSV_INT32, n, n, nnz, E.rows.data(), E.cols.data(), a.data(), PSV_FIRST, &A[b]) ==
+                    PSV_SUCCESS);
+            REQUIRE(psv_semiring_create(ctx[b], PSV_MIN, PSV_PLUS, PSV_INT32, &sr[b]) == PSV_SUCCESS);
+        }
+        // y = A' u on both backends, u whole or with absent entries: the output's tuples
+        auto product = [&](int b, bool whole, std::vector<int64_t> &idx, std::vector<int32_t> &val) {
+            psv_vector *u = nullptr, *w = nullptr;
+            REQUIRE(psv_vector_create(ctx[b], PSV_INT32, n, &u) == PSV_SUCCESS);
+            REQUIRE(psv_vector_create(ctx[b], PSV_INT32, n, &w) == PSV_SUCCESS);
+            if (whole) REQUIRE(psv_vector_set(u, x.data(), n) == PSV_SUCCESS);
+            else REQUIRE(psv_vector_build(u, some.data(), some_x.data(), (int64_t)some.size()) == PSV_SUCCESS);
+            CHECK(psv_mxv(w, nullptr, PSV_NOOP, sr[b], A[b], u, PSV_DESC_TRANSPOSE_A) == PSV_SUCCESS);
+            idx.assign((size_t)n, 0);
+            val.assign((size_t)n, 0);
+            int64_t got = n;
+            REQUIRE(psv_vector_extract_tuples(w, idx.data(), val.data(), &got) == PSV_SUCCESS);
+            idx.resize((size_t)got);
+            val.resize((size_t)got);
+            psv_vector_free(&u);
+            psv_vector_free(&w);
+        };
+        const bool streamed = kern == PSV_KERNEL_STREAM;
+        psv_matrix_info before, after;
+        for (bool whole : {true, false, true}) {
+            std::vector<int64_t> ic, ig;
+            std::vector<int32_t> vc, vg;
+            product(0, whole, ic, vc);
+            product(1, whole, ig, vg);
+            CHECK_MSG(ic == ig && vc == vg, "%s A' u (u %s): GPU and CPU differ", streamed ? "streamed" : "CSR",
+                      whole ? "whole" : "with absent entries");
+            if (whole && !ic.empty() && psv::cuda::transpose_csr_pending(A[1]) == streamed)
+                REQUIRE(psv_matrix_info_get(A[1], &before) == PSV_SUCCESS);
+            if (whole) continue;
+            CHECK_MSG(!psv::cuda::transpose_csr_pending(A[1]), "%s: A' without its entries after a product that reads them",
+                      streamed ? "streamed" : "CSR");
+            REQUIRE(psv_matrix_info_get(A[1], &after) == PSV_SUCCESS);
+            // built now: its columns and values (4 bytes each an entry)
+            if (streamed)
+                CHECK_MSG(after.device_bytes >= before.device_bytes + 8 * after.nvals, "device bytes %lld -> %lld for %lld entries",
+                          (long long)before.device_bytes, (long long)after.device_bytes, (long long)after.nvals);
+        }
+        CHECK_MSG(streamed || !psv::cuda::transpose_csr_pending(A[1]), "the CSR kernel's A' without its entries");
+        for (int b = 0; b < 2; ++b) {
+            psv_semiring_free(&sr[b]);
+            psv_matrix_free(&A[b]);
+        }
+    }
+    psv_context_set_option(gpu, PSV_OPT_KERNEL, PSV_KERNEL_AUTO);
+    return 2;
+}
+
 // The plan's counts: pairs, partitions and slots agree with the matrix; device bytes include it;
 // the scatter's blocks per window follow the policy (at least its waves of SMs in all, unless a
 // block would hold fewer than its runs, at most 32; where it allows one run a block, R-MAT cut
@@ -152,10 +224,13 @@ int transpose_plan(psv_context *gpu, const gputest::Edges &E, bool valued, const
     try {
         const std::unique_ptr<psv::MatrixStore> T = psv::cuda::store_of(A).transposed();
         const psv::cuda::StreamPlanCopy from_a = psv::cuda::download_stream_plan(*T);
+        const int64_t lean = T->device_bytes();
         psv::FormatOptions fo;
         fo.kernel = PSV_KERNEL_STREAM;
-        T->rebuild(fo);
+        T->rebuild(fo);  // its own plan reads its own entries: built first
         const psv::cuda::StreamPlanCopy own = psv::cuda::download_stream_plan(*T);
+        CHECK_MSG(T->device_bytes() >= lean + 4 * T->nvals, "%s: the transpose held %lld bytes before its own plan, %lld after",
+                  name, (long long)lean, (long long)T->device_bytes());
         size_t differ = 0;
         for (size_t k = 0; k < own.arrays.size() && k < from_a.arrays.size(); ++k) differ += from_a.arrays[k] != own.arrays[k];
         CHECK_MSG(!own.counts.empty() && from_a.counts == own.counts && from_a.arrays.size() == own.arrays.size() && differ == 0,
@@ -259,6 +334,7 @@ int main() {
     }
     psv::cuda::set_policy(gpu, base);
     checks += masked_accumulate(gpu);
+    checks += lazy_transpose(cpu, gpu);
     // an allocation failing while the plan is built: an out-of-memory status, the matrix as it was
     {
         const gputest::Edges R = gputest::rmat(12, 8, 6);
