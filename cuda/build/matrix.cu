@@ -309,8 +309,9 @@ void CudaMatrix::inverse_row_lengths(float *out) const {
 
 // A' with its row pointer alone: its plan is read from this matrix's entries, and where the plan
 // is not the streamed one (which reads nothing else), rebuild_from builds the rest first. Reason:
-// PageRank's first call on R-MAT 24 spent 19.7 of its 68 ms (H100) sorting A's entries into a CSR
-// that its streamed product never reads (docs/benchmarks.md).
+// PageRank's and HITS's streamed A' products never read its columns and values, which cost the
+// first call a sort of every entry and 4 bytes an entry (8 weighted) held (docs/design.md,
+// section 5).
 std::unique_ptr<MatrixStore> CudaMatrix::transposed() const {
     be_->activate();
     need_csr();

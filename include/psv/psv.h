@@ -162,7 +162,10 @@ typedef int32_t psv_option;
 #define PSV_CHOICE_RULES  1  /* psv's hand-written rules (docs/design.md, section 3)            */
 
 /* PSV_OPT_TRANSPOSE values. The transpose, once built, is cached with the matrix (its
-   device_bytes count it) until the matrix's options change or it is freed. The push product
+   device_bytes count it) until the matrix's options change or it is freed. On CUDA a transpose
+   whose plan is the streamed product's holds its row pointer and that plan alone; its entries
+   are built by the first call that reads them (a product of u with absent entries, or of values
+   wider than the plan's), which may then return PSV_ERROR_OUT_OF_MEMORY. The push product
    reads A alone: each entry (i, j) adds x(i) into y(j), summed in 64-bit fixed point scaled to
    ||x||_1 (integer sums, so the result does not depend on their order); a term's rounding,
    at most ||x||_1 2^-63, is below float rounding for every y(j) of at least ||x||_1 2^-38. The
