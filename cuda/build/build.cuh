@@ -79,6 +79,9 @@ size_t device_free_bytes(CudaBackend &be);
 // Device transpose of a CSR (values carried), assembled from A's entries read by column
 // (transpose.cu).
 void transpose_csr(CudaBackend &be, const CudaMatrix &A, CudaMatrix &T);
+// Whether a rebuild of M under opt could choose the streamed plan, before its column statistics
+// (plan.cu): the explicit kernel, AUTO within its rule's size bounds, or where the model ranks it.
+bool may_stream(const CudaMatrix &M, const FormatOptions &opt, const Policy &p);
 // The row pointer of A' alone (int64 [A.ncols + 1]): A's column lengths, counted, then summed.
 Buffer transpose_row_ptr(CudaBackend &be, const CudaMatrix &A);
 // The pattern of A + A' (square A) built on the device with A's options.

@@ -307,11 +307,11 @@ void CudaMatrix::inverse_row_lengths(float *out) const {
     PSV_CUDA_LAUNCH_CHECK();
 }
 
-// A' with its row pointer alone: its plan is read from this matrix's entries, and where the plan
-// is not the streamed one (which reads nothing else), rebuild_from builds the rest first. Reason:
-// PageRank's and HITS's streamed A' products never read its columns and values, which cost the
-// first call a sort of every entry and 4 bytes an entry (8 weighted) held (docs/design.md,
-// section 5).
+// A' that may be streamed (may_stream) gets its row pointer alone: its plan is read from this
+// matrix's entries, and where the plan is not the streamed one (which reads nothing else),
+// rebuild_from builds the rest first; any other A' is built whole, as before. Reason: PageRank's
+// and HITS's streamed A' products never read its columns and values, which cost the first call a
+// sort of every entry and 4 bytes an entry (8 weighted) held (docs/design.md, section 5).
 std::unique_ptr<MatrixStore> CudaMatrix::transposed() const {
     be_->activate();
     need_csr();
@@ -321,8 +321,12 @@ std::unique_ptr<MatrixStore> CudaMatrix::transposed() const {
     T->nrows = ncols;
     T->ncols = nrows;
     T->nvals = nvals;
-    T->row_ptr = transpose_row_ptr(*be_, *this);
-    T->csr_source_ = this;
+    if (may_stream(*T, options, T->policy)) {
+        T->row_ptr = transpose_row_ptr(*be_, *this);
+        T->csr_source_ = this;
+    } else {
+        transpose_csr(*be_, *this, *T);
+    }
     finish_matrix(*be_, *T, options, this);
     return T;
 }

@@ -71,10 +71,14 @@ int64_t auto_hot(const CudaMatrix &M, const ColumnStats &cs, const Policy &p, si
 // chunk kernels' random reads of x are bound by the L2's random-read rate, and on power-law
 // graphs of that size the streamed product's bytes cost less than those reads even where x fits
 // in L2.
+// The rule's bounds on the size alone (may_stream reads them without the column statistics).
+bool stream_sized(const CudaMatrix &M, const Policy &p) {
+    return p.stream_auto && M.nvals >= p.stream_min_entries && M.nvals <= (int64_t)UINT32_MAX;
+}
 bool auto_stream(const CudaMatrix &M, const ColumnStats &cs, const Policy &p, size_t vb) {
     const double x_bytes = (double)M.ncols * (double)vb;
-    return p.stream_auto && power_law(M, cs, p) && M.nvals >= p.stream_min_entries && M.nvals <= (int64_t)UINT32_MAX &&
-           (int64_t)vb <= p.stream_max_value_bytes && x_bytes > p.stream_l2_share * (double)p.l2_bytes;
+    return stream_sized(M, p) && power_law(M, cs, p) && (int64_t)vb <= p.stream_max_value_bytes &&
+           x_bytes > p.stream_l2_share * (double)p.l2_bytes;
 }
 
 // AUTO's ranked and hot plans store a 4-byte column code per entry beside the CSR: only where
@@ -126,6 +130,11 @@ tuning::Plan chunk_candidate(const CudaMatrix &M, const Policy &p, size_t vb, in
 }
 
 }  // namespace
+
+bool may_stream(const CudaMatrix &M, const FormatOptions &opt, const Policy &p) {
+    if (M.nvals <= 0 || M.nvals > (int64_t)UINT32_MAX) return false;
+    return opt.kernel == PSV_KERNEL_STREAM || (opt.kernel == PSV_KERNEL_AUTO && (stream_sized(M, p) || p.stream_in_model));
+}
 
 tuning::DeviceShape device_shape(const CudaBackend &be) {
     const DeviceTraits &t = be.traits();
