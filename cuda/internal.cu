@@ -182,6 +182,11 @@ bool transpose_csr_pending(const psv_matrix *A) {
     return A->transpose && as_cuda(*A->transpose).csr_pending();
 }
 
+bool column_lengths_kept(const psv_matrix *A) {
+    const CudaMatrix &M = as_cuda(*A->store);
+    return M.ncols > 0 && M.column_lengths.size() == (size_t)M.ncols * 4;
+}
+
 StreamPlanCopy download_stream_plan(const MatrixStore &A) {
     const CudaMatrix &M = as_cuda(A);
     const StreamPlan &P = M.stream;

@@ -99,6 +99,9 @@ StreamPlanCopy download_stream_plan(const MatrixStore &M);
 // Whether A's cached transpose (A' products) holds its row pointer alone, its entries not yet
 // built (CudaMatrix::csr_pending); false where none is cached.
 bool transpose_csr_pending(const psv_matrix *A);
+// Whether A holds its column lengths as its ranking counted them (CudaMatrix::column_lengths: its
+// transpose's row pointer is then their sum, not counted again).
+bool column_lengths_kept(const psv_matrix *A);
 // The performance model's candidates of A's last rebuild, best predicted first, each with the
 // format options that build exactly it (psv_bench --exhaustive times them all); empty where the
 // context has no table.

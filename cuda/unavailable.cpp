@@ -52,6 +52,7 @@ void set_tuning_table(psv_context *, const tuning::Table &, tuning::Source) { un
 StreamCounts stream_counts(const psv_matrix *) { unavailable(); }
 StreamPlanCopy download_stream_plan(const MatrixStore &) { unavailable(); }
 bool transpose_csr_pending(const psv_matrix *) { unavailable(); }
+bool column_lengths_kept(const psv_matrix *) { unavailable(); }
 psv_matrix *wrap_matrix(psv_context *, std::unique_ptr<MatrixStore>) { unavailable(); }
 Backend &backend_of(psv_context *) { unavailable(); }
 AlgoSteps &steps_of(psv_context *) { unavailable(); }

@@ -13,10 +13,11 @@ namespace cuda {
 // inverse; hot_min_length sets ColumnStats::hot_columns. ranked_keys, where given, receives the
 // sort keys: uint32 ~length of each rank (ascending). transposed_from, where M is its transpose:
 // the column lengths are read from its row pointer, and near = false skips the one pass over M's
-// entries (ColumnStats::near_entries, the model's statistic, is then 0).
+// entries (ColumnStats::near_entries, the model's statistic, is then 0). lengths, where given and
+// the lengths were counted (no transposed_from), receives them: int32 [ncols].
 ColumnStats rank_columns(CudaBackend &be, const CudaMatrix &M, int64_t hot_min_length, Buffer &col_order,
                          Buffer &rank_of, Buffer *ranked_keys = nullptr, const CudaMatrix *transposed_from = nullptr,
-                         bool near = true);
+                         bool near = true, Buffer *lengths = nullptr);
 
 // The performance model's inputs (plan.cu): the device, the kernels' shapes under policy p, a
 // matrix's statistics (from its column ranking) for values of vb bytes, and the candidate plans
@@ -82,7 +83,8 @@ void transpose_csr(CudaBackend &be, const CudaMatrix &A, CudaMatrix &T);
 // Whether a rebuild of M under opt could choose the streamed plan, before its column statistics
 // (plan.cu): the explicit kernel, AUTO within its rule's size bounds, or where the model ranks it.
 bool may_stream(const CudaMatrix &M, const FormatOptions &opt, const Policy &p);
-// The row pointer of A' alone (int64 [A.ncols + 1]): A's column lengths, counted, then summed.
+// The row pointer of A' alone (int64 [A.ncols + 1]): the running sum of A's column lengths, those
+// its ranking counted (CudaMatrix::column_lengths), else counted here.
 Buffer transpose_row_ptr(CudaBackend &be, const CudaMatrix &A);
 // The pattern of A + A' (square A) built on the device with A's options.
 std::unique_ptr<MatrixStore> symmetric_pattern(CudaBackend &be, const CudaMatrix &A);

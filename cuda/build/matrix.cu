@@ -123,7 +123,7 @@ int64_t ChunkPlan::device_bytes() const {
 }
 
 int64_t CudaMatrix::device_bytes() const {
-    const int64_t n = bytes_of({&row_ptr, &col, &val, &long_rows, &spmm_layout_.rows, &spmm_layout_.table,
+    const int64_t n = bytes_of({&row_ptr, &col, &val, &column_lengths, &long_rows, &spmm_layout_.rows, &spmm_layout_.table,
                                 &spmm_layout_.counts}) +
                       chunks.device_bytes() + stream.device_bytes();
     return form_ ? n + form_->device_bytes() : n;

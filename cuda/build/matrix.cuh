@@ -225,6 +225,10 @@ public:
     int64_t peak_bytes = 0;        // psv_matrix_info.peak_bytes
     int32_t max_row_length = 0;
     ColumnStats columns;
+    // int32 [ncols]: each column's entries, as the column ranking counted them (empty where no
+    // rebuild counted them). A transpose's row pointer is their running sum (transpose_row_ptr):
+    // PageRank's first call then counts no entries with atomics (docs/design.md, section 5).
+    Buffer column_lengths;
     // CSR (vector) kernel: lanes per row (from the mean row length), and the rows longer than
     // csr_long_min, each summed by a block of its own (device int32 list, n_long_rows of them)
     int32_t csr_lanes = 32;

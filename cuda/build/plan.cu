@@ -287,9 +287,10 @@ void CudaMatrix::rebuild_from(const FormatOptions &opt, const CudaMatrix *transp
     // the column ranking: its statistics are the model's input (every kernel), and AUTO's plans
     // read it
     ColumnStats cs;
-    Buffer order, rank_of, ranked_keys;
+    Buffer order, rank_of, ranked_keys, lengths;
     if (nvals > 0 && (k == PSV_KERNEL_AUTO || table))
-        cs = rank_columns(*be_, *this, p.hot_min_length, order, rank_of, &ranked_keys, transposed_from, !csr_pending());
+        cs = rank_columns(*be_, *this, p.hot_min_length, order, rank_of, &ranked_keys, transposed_from, !csr_pending(),
+                          &lengths);
     const auto t_model = std::chrono::steady_clock::now();
     const tuning::MatrixStats ms = model_stats(*this, cs, vb);
     // the candidates AUTO may choose among, ranked by the model's time where there is a table
@@ -421,6 +422,7 @@ void CudaMatrix::rebuild_from(const FormatOptions &opt, const CudaMatrix *transp
     form_ = std::move(form);
     summary_.reset();
     spmm_layout_ = SpmmLayout();
+    if (lengths.get()) column_lengths = std::move(lengths);  // else those of an earlier rebuild (the entries are the same)
     chunks = std::move(cplan);
     stream = std::move(sp);
     csr_lanes = lanes;

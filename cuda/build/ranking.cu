@@ -78,7 +78,8 @@ __global__ void row_lengths_kernel(int64_t n, const int64_t *rp, int32_t *len) {
 }  // namespace
 
 ColumnStats rank_columns(CudaBackend &be, const CudaMatrix &M, int64_t hot_min_length, Buffer &col_order,
-                         Buffer &rank_of, Buffer *ranked_keys, const CudaMatrix *transposed_from, bool near) {
+                         Buffer &rank_of, Buffer *ranked_keys, const CudaMatrix *transposed_from, bool near,
+                         Buffer *lengths) {
     cudaStream_t st = be.stream();
     const int64_t nrows = M.nrows, ncols = M.ncols, nnz = M.nvals;
     col_order = Buffer(&be, (size_t)ncols * 4);
@@ -142,6 +143,7 @@ ColumnStats rank_columns(CudaBackend &be, const CudaMatrix &M, int64_t hot_min_l
             s.profile_seconds = seconds_since(t0);
         }
         if (ranked_keys) *ranked_keys = std::move(skey);
+        if (lengths && !transposed_from) *lengths = std::move(len);
     }
     s.near_entries = stats[3];
     s.long2 = stats[0];

@@ -161,6 +161,11 @@ __global__ void column_counts_kernel(int64_t nnz, const int32_t *col, unsigned l
 
 Buffer transpose_row_ptr(CudaBackend &be, const CudaMatrix &A) {
     const int64_t n = A.ncols;
+    if (n > 0 && A.column_lengths.size() == (size_t)n * 4) {  // counted by A's ranking
+        Buffer rp;
+        counts_to_row_ptr(be, n, A.column_lengths.as<int32_t>(), rp);
+        return rp;
+    }
     Buffer rp(&be, (size_t)(n + 1) * 8), count(&be, (size_t)(n + 1) * 8);
     be.set_bytes(count.get(), 0, (size_t)(n + 1) * 8);  // count[n] = 0: rp[n] = nnz
     if (A.nvals > 0)

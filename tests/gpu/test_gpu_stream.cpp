@@ -104,8 +104,11 @@ int lazy_transpose(psv_context *cpu, psv_context *gpu) {
     std::vector<int64_t> some;
     std::vector<int32_t> some_x;
     for (int64_t i = 0; i < n; i += 3) some.push_back(i), some_x.push_back(x[(size_t)i]);
-    for (psv_kernel kern : {PSV_KERNEL_STREAM, PSV_KERNEL_CSR}) {
-        psv_context_set_option(gpu, PSV_OPT_KERNEL, kern);
+    // STREAM; AUTO, then rebuilt as STREAM (AUTO's ranking counted A's column lengths, so A''s row
+    // pointer is their sum; the explicit kernels count them unless a tuning table ranked them); CSR
+    for (int mode = 0; mode < 3; ++mode) {
+        const psv_kernel kern = mode == 2 ? PSV_KERNEL_CSR : PSV_KERNEL_STREAM;
+        psv_context_set_option(gpu, PSV_OPT_KERNEL, mode == 1 ? PSV_KERNEL_AUTO : kern);
         psv_context *ctx[2] = {cpu, gpu};
         psv_matrix *A[2] = {nullptr, nullptr};
         psv_semiring *sr[2] = {nullptr, nullptr};
@@ -113,6 +116,11 @@ int lazy_transpose(psv_context *cpu, psv_context *gpu) {
             REQUIRE(psv_matrix_build(ctx[b], PSV_INT32, n, n, nnz, E.rows.data(), E.cols.data(), a.data(), PSV_FIRST, &A[b]) ==
                     PSV_SUCCESS);
             REQUIRE(psv_semiring_create(ctx[b], PSV_MIN, PSV_PLUS, PSV_INT32, &sr[b]) == PSV_SUCCESS);
+        }
+        if (mode == 1) {
+            CHECK_MSG(psv::cuda::column_lengths_kept(A[1]), "AUTO's ranking kept no column lengths");
+            REQUIRE(psv_matrix_set_option(A[1], PSV_OPT_KERNEL, PSV_KERNEL_STREAM) == PSV_SUCCESS);
+            CHECK_MSG(psv::cuda::column_lengths_kept(A[1]), "a rebuild dropped the column lengths");
         }
         // y = A' u on both backends, u whole or with absent entries: the output's tuples
         auto product = [&](int b, bool whole, std::vector<int64_t> &idx, std::vector<int32_t> &val) {
@@ -158,7 +166,7 @@ int lazy_transpose(psv_context *cpu, psv_context *gpu) {
         }
     }
     psv_context_set_option(gpu, PSV_OPT_KERNEL, PSV_KERNEL_AUTO);
-    return 2;
+    return 3;
 }
 
 // The plan's counts: pairs, partitions and slots agree with the matrix; device bytes include it;
