@@ -9,14 +9,14 @@
 namespace psv {
 namespace cuda {
 
-// Rank M's columns by length (ranking.cu): col_order[k] = the column of rank k, rank_of its
-// inverse; hot_min_length sets ColumnStats::hot_columns. ranked_keys, where given, receives the
+// Rank M's columns by length (ranking.cu): col_order[k] = the column of rank k, *rank_of (where
+// given) its inverse; hot_min_length sets ColumnStats::hot_columns. ranked_keys, where given, receives the
 // sort keys: uint32 ~length of each rank (ascending). transposed_from, where M is its transpose:
 // the column lengths are read from its row pointer, and near = false skips the one pass over M's
 // entries (ColumnStats::near_entries, the model's statistic, is then 0). lengths, where given and
 // the lengths were counted (no transposed_from), receives them: int32 [ncols].
 ColumnStats rank_columns(CudaBackend &be, const CudaMatrix &M, int64_t hot_min_length, Buffer &col_order,
-                         Buffer &rank_of, Buffer *ranked_keys = nullptr, const CudaMatrix *transposed_from = nullptr,
+                         Buffer *rank_of, Buffer *ranked_keys = nullptr, const CudaMatrix *transposed_from = nullptr,
                          bool near = true, Buffer *lengths = nullptr);
 
 // The performance model's inputs (plan.cu): the device, the kernels' shapes under policy p, a

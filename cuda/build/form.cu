@@ -393,7 +393,7 @@ void build_form(CudaBackend &be, const CudaMatrix &M, const FormParams &p, int64
         fail(PSV_ERROR_NOT_IMPLEMENTED, "the CUDA builder handles at most 2^32-1 entries per matrix");
     FormBuilder b(be, M, F);
     // 1. rank the columns by length (stable: ties by lower column)
-    stats = rank_columns(be, M, hot_min_length, F.col_order, b.rank_of);
+    stats = rank_columns(be, M, hot_min_length, F.col_order, &b.rank_of);
     b.split_tiles(p.tile_width, p.max_tiles, stats.long2);
     if (M.nvals == 0) return;
     b.sort_entries();

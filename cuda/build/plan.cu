@@ -287,10 +287,9 @@ void CudaMatrix::rebuild_from(const FormatOptions &opt, const CudaMatrix *transp
     // the column ranking: its statistics are the model's input (every kernel), and AUTO's plans
     // read it
     ColumnStats cs;
-    Buffer order, rank_of, ranked_keys, lengths;
+    Buffer order, lengths;
     if (nvals > 0 && (k == PSV_KERNEL_AUTO || table))
-        cs = rank_columns(*be_, *this, p.hot_min_length, order, rank_of, &ranked_keys, transposed_from, !csr_pending(),
-                          &lengths);
+        cs = rank_columns(*be_, *this, p.hot_min_length, order, nullptr, nullptr, transposed_from, !csr_pending(), &lengths);
     const auto t_model = std::chrono::steady_clock::now();
     const tuning::MatrixStats ms = model_stats(*this, cs, vb);
     // the candidates AUTO may choose among, ranked by the model's time where there is a table
@@ -400,8 +399,6 @@ void CudaMatrix::rebuild_from(const FormatOptions &opt, const CudaMatrix *transp
     }
     StreamPlan sp;  // an empty matrix's STREAM runs the CSR kernel (no plan)
     if (k == PSV_KERNEL_STREAM && nvals > 0) sp = build_stream_plan(*be_, *this, p, vb, transposed_from);
-    rank_of = Buffer();
-    ranked_keys = Buffer();
     // the CSR kernel's plan (it also serves products whose input vector has absent entries)
     const int32_t lanes = csr_lanes_for(p, nvals, nrows);
     const int64_t long_min = p.csr_long_per_lane * (int64_t)lanes;

@@ -23,12 +23,12 @@ __global__ void col_keys_kernel(int64_t n, const int32_t *len, uint32_t *key, in
     }
 }
 
-// rank_of, ranked lengths' count of columns of length >= 2, the longest column, and the count
-// of columns of length >= hot_len
+// rank_of (where asked), ranked lengths' count of columns of length >= 2, the longest column, and
+// the count of columns of length >= hot_len
 __global__ void rank_kernel(int64_t n, const uint32_t *skey, const int32_t *order, int32_t *rank_of, uint32_t hot_len,
                             int64_t *stats) {
     PSV_GRID_LOOP(k, n) {
-        rank_of[order[k]] = (int32_t)k;
+        if (rank_of) rank_of[order[k]] = (int32_t)k;
         const uint32_t len = ~skey[k];
         const uint32_t next = k + 1 < n ? ~skey[k + 1] : 0u;
         if (len >= 2 && next < 2) stats[0] = k + 1;
@@ -78,12 +78,12 @@ __global__ void row_lengths_kernel(int64_t n, const int64_t *rp, int32_t *len) {
 }  // namespace
 
 ColumnStats rank_columns(CudaBackend &be, const CudaMatrix &M, int64_t hot_min_length, Buffer &col_order,
-                         Buffer &rank_of, Buffer *ranked_keys, const CudaMatrix *transposed_from, bool near,
+                         Buffer *rank_of, Buffer *ranked_keys, const CudaMatrix *transposed_from, bool near,
                          Buffer *lengths) {
     cudaStream_t st = be.stream();
     const int64_t nrows = M.nrows, ncols = M.ncols, nnz = M.nvals;
     col_order = Buffer(&be, (size_t)ncols * 4);
-    rank_of = Buffer(&be, (size_t)ncols * 4);
+    if (rank_of) *rank_of = Buffer(&be, (size_t)ncols * 4);
     int64_t stats[4] = {0, 0, 0, 0};
     ColumnStats s;
     if (ncols > 0) {
@@ -118,7 +118,7 @@ ColumnStats rank_columns(CudaBackend &be, const CudaMatrix &M, int64_t hot_min_l
                                                      col_order.as<int32_t>(), ncols, 0, 32, st);
         });
         launch(be, ncols, [&](unsigned g, int b) {
-            rank_kernel<<<g, b, 0, st>>>(ncols, skey.as<uint32_t>(), col_order.as<int32_t>(), rank_of.as<int32_t>(),
+            rank_kernel<<<g, b, 0, st>>>(ncols, skey.as<uint32_t>(), col_order.as<int32_t>(), rank_of ? rank_of->as<int32_t>() : nullptr,
                                          (uint32_t)hot_min_length, st_d.as<int64_t>());
         });
         be.download(stats, st_d.get(), 32);

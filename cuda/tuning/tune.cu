@@ -195,8 +195,8 @@ void CudaBackend::tune(const std::string &path_in, int32_t effort, bool progress
         // its statistics, as a rebuild gathers them
         ColumnStats cs;
         {
-            Buffer order, rank_of;
-            cs = rank_columns(*this, M, policy_.hot_min_length, order, rank_of);
+            Buffer order;
+            cs = rank_columns(*this, M, policy_.hot_min_length, order, nullptr);
         }
         tuning::MatrixStats ms = model_stats(M, cs, 4);
         table.matrices.push_back({syn.name(), ms});
