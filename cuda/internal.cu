@@ -182,10 +182,7 @@ bool transpose_csr_pending(const psv_matrix *A) {
     return A->transpose && as_cuda(*A->transpose).csr_pending();
 }
 
-bool column_lengths_kept(const psv_matrix *A) {
-    const CudaMatrix &M = as_cuda(*A->store);
-    return M.ncols > 0 && M.column_lengths.size() == (size_t)M.ncols * 4;
-}
+bool column_lengths_kept(const psv_matrix *A) { return as_cuda(*A->store).has_column_lengths(); }
 
 StreamPlanCopy download_stream_plan(const MatrixStore &A) {
     const CudaMatrix &M = as_cuda(A);

@@ -84,7 +84,7 @@ void transpose_csr(CudaBackend &be, const CudaMatrix &A, CudaMatrix &T);
 // (plan.cu): the explicit kernel, AUTO within its rule's size bounds, or where the model ranks it.
 bool may_stream(const CudaMatrix &M, const FormatOptions &opt, const Policy &p);
 // The row pointer of A' alone (int64 [A.ncols + 1]): the running sum of A's column lengths, those
-// its ranking counted (CudaMatrix::column_lengths), else counted here.
+// its ranking counted (CudaMatrix::column_lengths), else counted here (count_indices).
 Buffer transpose_row_ptr(CudaBackend &be, const CudaMatrix &A);
 // The pattern of A + A' (square A) built on the device with A's options.
 std::unique_ptr<MatrixStore> symmetric_pattern(CudaBackend &be, const CudaMatrix &A);

@@ -229,6 +229,7 @@ public:
     // rebuild counted them). A transpose's row pointer is their running sum (transpose_row_ptr):
     // PageRank's first call then counts no entries with atomics (docs/design.md, section 5).
     Buffer column_lengths;
+    bool has_column_lengths() const { return ncols > 0 && column_lengths.size() == (size_t)ncols * 4; }
     // CSR (vector) kernel: lanes per row (from the mean row length), and the rows longer than
     // csr_long_min, each summed by a block of its own (device int32 list, n_long_rows of them)
     int32_t csr_lanes = 32;

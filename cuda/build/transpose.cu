@@ -155,26 +155,16 @@ void transpose_csr(CudaBackend &be, const CudaMatrix &A, CudaMatrix &T) {
     if (!sorted) assemble_csr(be, A.ncols, A.nrows, vs, csr_tuples(be, A, true), T);
 }
 
-__global__ void column_counts_kernel(int64_t nnz, const int32_t *col, unsigned long long *count) {
-    PSV_GRID_LOOP(e, nnz) atomicAdd(count + col[e], 1ull);  // integer atomics: exact
-}
-
 Buffer transpose_row_ptr(CudaBackend &be, const CudaMatrix &A) {
     const int64_t n = A.ncols;
-    if (n > 0 && A.column_lengths.size() == (size_t)n * 4) {  // counted by A's ranking
-        Buffer rp;
-        counts_to_row_ptr(be, n, A.column_lengths.as<int32_t>(), rp);
-        return rp;
+    Buffer counted;  // where A's ranking kept none: its columns' entries counted (int32, as the ranking does)
+    if (!A.has_column_lengths() && n > 0) {
+        counted = Buffer(&be, (size_t)n * 4);
+        be.set_bytes(counted.get(), 0, (size_t)n * 4);
+        count_indices(be, A.nvals, A.col.as<int32_t>(), counted.as<int32_t>());
     }
-    Buffer rp(&be, (size_t)(n + 1) * 8), count(&be, (size_t)(n + 1) * 8);
-    be.set_bytes(count.get(), 0, (size_t)(n + 1) * 8);  // count[n] = 0: rp[n] = nnz
-    if (A.nvals > 0)
-        launch(be, A.nvals, [&](unsigned g, int b) {
-            column_counts_kernel<<<g, b, 0, be.stream()>>>(A.nvals, A.col.as<int32_t>(), count.as<unsigned long long>());
-        });
-    be.cub_call([&](void *tmp, size_t &bytes) {
-        return cubns::DeviceScan::ExclusiveSum(tmp, bytes, count.as<int64_t>(), rp.as<int64_t>(), n + 1, be.stream());
-    });
+    Buffer rp;
+    counts_to_row_ptr(be, n, (counted.get() ? counted : A.column_lengths).as<int32_t>(), rp);
     return rp;
 }
 
