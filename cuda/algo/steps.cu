@@ -37,18 +37,22 @@ public:
                         double *diff) override;
     void rwr_start(int64_t n, int32_t k, const int64_t *queries, const float *inv_degree, float *R,
                    float *U) override;
-    void rwr_update(int64_t n, int32_t k, const float *T, float *R, float *U, const float *inv_degree, double c,
-                    const int64_t *queries, double *diffs) override;
+    void rwr_update(int64_t n, int32_t k, const float *T, const float *R, float *R_new, float *U,
+                    const float *inv_degree, double c, const int64_t *queries, double *diffs) override;
     void copy_columns(int64_t n, const float *src, int32_t src_k, float *dst, int32_t dst_k, int32_t m,
                       const int32_t *src_cols, const int32_t *dst_cols) override;
+    bool runs_ahead() const override { return true; }
+    void read_post(const void *src, size_t bytes, int slot) override;
+    const void *read_wait(int slot) override;
 
     ~CudaAlgoSteps() override {
-        if (ahead_host_ || ahead_done_[0] || ahead_done_[1]) {
+        if (read_host_[0] || read_host_[1] || read_done_[0] || read_done_[1]) {
             (void)cudaSetDevice(be_.device());
             (void)cudaStreamSynchronize(be_.stream());
-            for (cudaEvent_t &e : ahead_done_)
-                if (e) (void)cudaEventDestroy(e);
-            if (ahead_host_) (void)cudaFreeHost(ahead_host_);
+            for (int i = 0; i < 2; ++i) {
+                if (read_done_[i]) (void)cudaEventDestroy(read_done_[i]);
+                if (read_host_[i]) (void)cudaFreeHost(read_host_[i]);
+            }
             (void)cudaGetLastError();
         }
     }
@@ -65,10 +69,11 @@ private:
     // the RWR update's block partials (grown as needed); its counter is the context's reduction
     // counter (zero between launches, reset by the last block)
     Buffer rwr_partials_;
-    // run_ahead's two read-backs of the loop state (pinned host memory) and the events of their
-    // copies, made on its first use and kept with the context
-    LoopState *ahead_host_ = nullptr;
-    cudaEvent_t ahead_done_[2] = {nullptr, nullptr};
+    // read_post's two slots (pinned host memory, grown as asked) and the events of their copies,
+    // made on first use and kept with the context
+    void *read_host_[2] = {nullptr, nullptr};
+    size_t read_cap_[2] = {0, 0};
+    cudaEvent_t read_done_[2] = {nullptr, nullptr};
 };
 
 // ---- PageRank ---------------------------------------------------------------------------------
@@ -256,42 +261,61 @@ void CudaAlgoSteps::run_loop(const std::function<void()> &iteration, LoopState *
 }
 
 // Groups of `group` iterations, each followed by an asynchronous copy of the state into one of
-// two pinned slots and an event; the next group is launched before the host waits on the one
-// before, so the device never waits on the host's look. Once a slot shows the loop ended, the
-// groups launched after it do nothing (skips_whole) and leave the state as that slot has it: the
-// stream is synchronized (so no copy into a slot is still in flight) and that state returned.
+// the two read-back slots; the next group is launched before the host waits on the one before,
+// so the device never waits on the host's look. Once a slot shows the loop ended, the groups
+// launched after it do nothing (skips_whole) and leave the state as that slot has it: the stream
+// is synchronized (so no copy into a slot is still in flight) and that state returned.
 void CudaAlgoSteps::run_ahead(const std::function<void()> &iteration, LoopState *state, int32_t group,
                               LoopState &final_host) {
-    if (!ahead_host_) {
-        void *h = nullptr;
-        PSV_CUDA_CHECK(cudaHostAlloc(&h, 2 * sizeof(LoopState), cudaHostAllocDefault));
-        ahead_host_ = static_cast<LoopState *>(h);
-    }
-    for (cudaEvent_t &e : ahead_done_)
-        if (!e) PSV_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-    cudaStream_t st = be_.stream();
     const auto launch_group = [&](int slot) {
         for (int32_t i = 0; i < group; ++i) iteration();
-        PSV_CUDA_CHECK(cudaMemcpyAsync(ahead_host_ + slot, state, sizeof(LoopState), cudaMemcpyDeviceToHost, st));
-        PSV_CUDA_CHECK(cudaEventRecord(ahead_done_[slot], st));
+        read_post(state, sizeof(LoopState), slot);
     };
     try {
         int slot = 0;
         launch_group(slot);
         for (;;) {
             launch_group(1 - slot);
-            PSV_CUDA_CHECK(cudaEventSynchronize(ahead_done_[slot]));
-            if (ahead_host_[slot].done) {
-                final_host = ahead_host_[slot];
+            const LoopState &seen = *static_cast<const LoopState *>(read_wait(slot));
+            if (seen.done) {
+                final_host = seen;
                 break;
             }
             slot = 1 - slot;
         }
     } catch (...) {
-        (void)cudaStreamSynchronize(st);
+        (void)cudaStreamSynchronize(be_.stream());
         throw;
     }
     be_.sync();
+}
+
+// A slot grows only once its last copy has landed (its event); an allocation that fails leaves
+// the slot as it was and throws out of memory.
+void CudaAlgoSteps::read_post(const void *src, size_t bytes, int slot) {
+    slot &= 1;
+    be_.activate();
+    if (!read_done_[slot]) PSV_CUDA_CHECK(cudaEventCreateWithFlags(&read_done_[slot], cudaEventDisableTiming));
+    if (read_cap_[slot] < bytes) {
+        PSV_CUDA_CHECK(cudaEventSynchronize(read_done_[slot]));
+        void *h = nullptr;
+        const size_t cap = std::max<size_t>(bytes, 256);
+        PSV_CUDA_CHECK(cudaHostAlloc(&h, cap, cudaHostAllocDefault));
+        if (read_host_[slot]) (void)cudaFreeHost(read_host_[slot]);
+        read_host_[slot] = h;
+        read_cap_[slot] = cap;
+    }
+    cudaStream_t st = be_.stream();
+    if (bytes) PSV_CUDA_CHECK(cudaMemcpyAsync(read_host_[slot], src, bytes, cudaMemcpyDeviceToHost, st));
+    PSV_CUDA_CHECK(cudaEventRecord(read_done_[slot], st));
+}
+
+const void *CudaAlgoSteps::read_wait(int slot) {
+    slot &= 1;
+    if (!read_done_[slot]) fail(PSV_ERROR_PANIC, "read_wait on a slot never posted");
+    be_.activate();
+    PSV_CUDA_CHECK(cudaEventSynchronize(read_done_[slot]));
+    return read_host_[slot];
 }
 
 // ---- HITS -------------------------------------------------------------------------------------
@@ -354,8 +378,8 @@ void CudaAlgoSteps::rwr_start(int64_t n, int32_t k, const int64_t *queries, cons
 
 // One query (k = 1): the element-wise map-reduce.
 struct RwrUpdate1 {
-    const float *T;
-    float *R, *U;
+    const float *T, *R;  // R_new may be either (each element read before it is written)
+    float *R_new, *U;
     const float *inv;
     const int64_t *query;
     double c;
@@ -363,7 +387,7 @@ struct RwrUpdate1 {
         const float cf = (float)c, restart = (float)(1.0 - c);
         const float rn = cf * __ldg(T + i) + (i == __ldg(query) ? restart : 0.0f);
         const double dd = fabs((double)rn - (double)R[i]);
-        R[i] = rn;
+        R_new[i] = rn;
         U[i] = rn * __ldg(inv + i);
         return dd;
     }
@@ -387,7 +411,7 @@ inline int rwr_blocks(int64_t n, int sms) {
 // partials in block order by the last block to finish (an integer counter picks it). No float
 // atomics: the same sums every run.
 __global__ void __launch_bounds__(kRwrThreads)
-    rwr_update_kernel(int64_t n, int32_t k, const float *__restrict__ T, float *__restrict__ R, float *__restrict__ U,
+    rwr_update_kernel(int64_t n, int32_t k, const float *T, const float *R, float *R_new, float *__restrict__ U,
                       const float *__restrict__ inv, float cf, float restart, const int64_t *__restrict__ queries,
                       double *partials, unsigned *counter, double *diffs) {
     __shared__ double sum[kRwrThreads];
@@ -417,7 +441,7 @@ __global__ void __launch_bounds__(kRwrThreads)
                     if (i >= r1) break;
                     const float rn = cf * tv[u] + (i == q ? restart : 0.0f);
                     acc += fabs((double)rn - (double)rv[u]);
-                    R[i * k + j] = rn;
+                    R_new[i * k + j] = rn;
                     U[i * k + j] = rn * iv[u];
                 }
             }
@@ -460,8 +484,8 @@ __global__ void __launch_bounds__(kRwrThreads)
     if (t == 0) *counter = 0;
 }
 
-void CudaAlgoSteps::rwr_update(int64_t n, int32_t k, const float *T, float *R, float *U, const float *inv, double c,
-                               const int64_t *queries, double *diffs) {
+void CudaAlgoSteps::rwr_update(int64_t n, int32_t k, const float *T, const float *R, float *R_new, float *U,
+                               const float *inv, double c, const int64_t *queries, double *diffs) {
     if (k <= 0) return;
     be_.activate();
     if (n <= 0) {
@@ -469,13 +493,13 @@ void CudaAlgoSteps::rwr_update(int64_t n, int32_t k, const float *T, float *R, f
         return;
     }
     if (k == 1) {
-        launch_mapreduce<double, PlusD>(be_, n, RwrUpdate1{T, R, U, inv, queries, c}, 0.0, diffs);
+        launch_mapreduce<double, PlusD>(be_, n, RwrUpdate1{T, R, R_new, U, inv, queries, c}, 0.0, diffs);
         return;
     }
     const int blocks = rwr_blocks(n, be_.sm_count());
     const size_t need = (size_t)blocks * k * sizeof(double);
     if (rwr_partials_.size() < need) rwr_partials_ = Buffer(&be_, need);  // the old one kept on failure
-    rwr_update_kernel<<<blocks, kRwrThreads, 0, be_.stream()>>>(n, k, T, R, U, inv, (float)c, (float)(1.0 - c), queries,
+    rwr_update_kernel<<<blocks, kRwrThreads, 0, be_.stream()>>>(n, k, T, R, R_new, U, inv, (float)c, (float)(1.0 - c), queries,
                                                                 rwr_partials_.as<double>(), be_.reduce_counter(), diffs);
     PSV_CUDA_LAUNCH_CHECK();
 }

@@ -3,13 +3,16 @@
 // W = S D^-1 is never formed: S is the symmetric pattern of A + A' and every iteration is
 //   T = S (+).(second) U  ->  R = c T + (1-c) E, U = R .* inv_degree (fused with the per-query
 //   L1 differences: AlgoSteps::rwr_update),
-// and one read-back of the k convergence scalars. k > 1 queries take the k-vector product
-// (Backend::spmm_pattern), so the matrix is read once per iteration for all of them.
+// and one read-back of the k convergence scalars, which the host looks at while the next
+// iteration runs where the steps run asynchronously (AlgoSteps::runs_ahead). k > 1 queries take
+// the k-vector product (Backend::spmm_pattern), so the matrix is read once per iteration for all
+// of them.
 //
 // A batch drops a query as soon as it has converged: its column is copied into the result block
 // and the running block is compacted, all in the backend's memory (AlgoSteps::copy_columns), so
 // each query runs exactly the iterations a single run would, no work is spent on finished
-// queries, and nothing but the k differences crosses to the host per iteration.
+// queries but the iteration already launched when they finish, and nothing but the k differences
+// crosses to the host per iteration.
 #include <algorithm>
 #include <utility>
 #include <vector>
@@ -34,13 +37,14 @@ bool rwr_device(Backend &be, AlgoSteps &st, const RwrGraph &g, const int64_t *qu
     for (int32_t j = 0; j < k; ++j) iterations[j] = -max_iterations;
     const size_t block = (size_t)n * k * sizeof(float);
     Buffer out(&be, block);
-    if (n == 0) {
+    if (n == 0 || max_iterations < 1) {
         relevance = std::move(out);
-        return true;
+        return n == 0;
     }
-    // R, U, T: the running block, its scaled copy (the product's input), the product
+    // R: the last iteration's R; U: its product input; F: free, or, launched ahead, the R of the
+    // iteration before it, kept until that iteration's differences have been looked at
     Buffer bufs[3] = {Buffer(&be, block), Buffer(&be, block), Buffer(&be, block)};
-    float *R = bufs[0].as<float>(), *U = bufs[1].as<float>(), *T = bufs[2].as<float>();
+    float *R = bufs[0].as<float>(), *U = bufs[1].as<float>(), *F = bufs[2].as<float>();
     Buffer qd(&be, (size_t)k * sizeof(int64_t)), diffs(&be, (size_t)k * sizeof(double));
     std::vector<int32_t> active((size_t)k);  // column of the running block -> query index j
     std::vector<int64_t> q((size_t)k);       // column of the running block -> vertex
@@ -50,47 +54,83 @@ bool rwr_device(Backend &be, AlgoSteps &st, const RwrGraph &g, const int64_t *qu
     }
     be.upload(qd.get(), q.data(), (size_t)k * sizeof(int64_t));
     const float *inv = g.inv_degree.as<float>();
-    int32_t kk = k;  // queries still running
+    int32_t kk = k;  // columns of the running block
     st.rwr_start(n, kk, qd.as<int64_t>(), inv, R, U);
-    std::vector<double> d((size_t)k);
-    std::vector<int32_t> fin_src, fin_dst, keep, ident((size_t)k);
-    for (int32_t j = 0; j < k; ++j) ident[j] = j;
-    int32_t it = 0;
-    while (kk > 0 && it < max_iterations) {
-        be.spmm_pattern(*g.S, kk, U, T);
-        st.rwr_update(n, kk, T, R, U, inv, c, qd.as<int64_t>(), diffs.as<double>());
-        ++it;
-        be.download(d.data(), diffs.get(), (size_t)kk * sizeof(double));
+    // Iteration m: T = S U into F, R_new over T (R left as it was), U = R_new .* inv_degree; its
+    // differences posted to read-back slot m & 1. R then names R_new, F the R before.
+    const auto launch = [&](int32_t m) {
+        be.spmm_pattern(*g.S, kk, U, F);
+        st.rwr_update(n, kk, F, R, F, U, inv, c, qd.as<int64_t>(), diffs.as<double>());
+        st.read_post(diffs.get(), (size_t)kk * sizeof(double), m & 1);
+        std::swap(R, F);
+    };
+    // Where the steps run asynchronously (CUDA), iteration m + 1 is launched before the host looks
+    // at iteration m's differences, so the device never waits on the look; the columns that
+    // finish at m have run one iteration more, which nobody reads (their R_m is F then). An
+    // iteration's differences are in the columns of the block it ran on: `seen` maps them to the
+    // columns of the block launched last (-1: left at a compaction since).
+    const bool ahead = st.runs_ahead();
+    std::vector<int32_t> seen((size_t)k), fin_src, fin_dst, keep, ident((size_t)k), moved;
+    for (int32_t j = 0; j < k; ++j) seen[j] = ident[j] = j;
+    int32_t k_seen = kk;  // columns of the iteration looked at
+    launch(1);
+    for (int32_t m = 1;; ++m) {
+        const bool next = ahead && m < max_iterations;
+        if (next) launch(m + 1);
+        const double *d = static_cast<const double *>(st.read_wait(m & 1));
+        // iteration m's R: F once m + 1 is launched (in the running block's columns), else R
+        const float *Rm = next ? F : R;
         fin_src.clear();
         fin_dst.clear();
-        keep.clear();
-        for (int32_t j = 0; j < kk; ++j) {
-            if (d[j] <= tolerance || it >= max_iterations) {
-                fin_src.push_back(j);
-                fin_dst.push_back(active[j]);
-                if (d[j] <= tolerance) iterations[active[j]] = it;
-            } else {
-                keep.push_back(j);
+        for (int32_t j = 0; j < k_seen; ++j) {
+            const int32_t col = seen[j];
+            if (col < 0) continue;
+            if (d[j] <= tolerance || m >= max_iterations) {
+                fin_src.push_back(col);
+                fin_dst.push_back(active[col]);
+                if (d[j] <= tolerance) iterations[active[col]] = m;
             }
         }
-        if (fin_src.empty()) continue;
-        st.copy_columns(n, R, kk, out.as<float>(), k, (int32_t)fin_src.size(), fin_src.data(), fin_dst.data());
-        const int32_t nk = (int32_t)keep.size();
-        if (nk == 0) break;
-        // Compact: R's kept columns into T (free until the next product), U's into R; the
-        // buffers then trade roles.
-        st.copy_columns(n, R, kk, T, nk, nk, keep.data(), ident.data());
+        if (!fin_src.empty()) st.copy_columns(n, Rm, kk, out.as<float>(), k, (int32_t)fin_src.size(), fin_src.data(), fin_dst.data());
+        const int32_t nk = kk - (int32_t)fin_src.size();
+        if (nk == 0 || m >= max_iterations) break;
+        k_seen = kk;
+        if (fin_src.empty()) {
+            for (int32_t j = 0; j < kk; ++j) seen[j] = j;
+            if (!next) launch(m + 1);
+            continue;
+        }
+        // Compact the running block (the state after m + 1 where launched, else after m): R's kept
+        // columns into F (free: R_m copied out above, or unused), U's into R; the buffers then
+        // trade roles.
+        std::vector<char> finished((size_t)kk, 0);
+        for (int32_t col : fin_src) finished[col] = 1;
+        keep.clear();
+        moved.assign((size_t)kk, -1);
+        for (int32_t col = 0; col < kk; ++col)
+            if (!finished[col]) {
+                moved[col] = (int32_t)keep.size();
+                keep.push_back(col);
+            }
+        st.copy_columns(n, R, kk, F, nk, nk, keep.data(), ident.data());
         st.copy_columns(n, U, kk, R, nk, nk, keep.data(), ident.data());
         float *const free_block = U;
         U = R;
-        R = T;
-        T = free_block;
+        R = F;
+        F = free_block;
         for (int32_t jj = 0; jj < nk; ++jj) {
             active[jj] = active[keep[jj]];
             q[jj] = q[keep[jj]];
         }
+        // iteration m + 1's columns (those of m) in the compacted block
+        for (int32_t j = 0; j < kk; ++j) seen[j] = moved[j];
         kk = nk;
         be.upload(qd.get(), q.data(), (size_t)kk * sizeof(int64_t));
+        if (!next) {
+            for (int32_t j = 0; j < kk; ++j) seen[j] = j;
+            k_seen = kk;
+            launch(m + 1);
+        }
     }
     relevance = std::move(out);
     bool all = true;

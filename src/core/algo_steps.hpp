@@ -3,6 +3,7 @@
 // totals, differences) live in backend memory too, so an iteration needs no host round trip
 // beyond its convergence scalar. CUDA: one launch each, reductions deterministic.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -94,14 +95,27 @@ public:
     virtual void rwr_start(int64_t n, int32_t k, const int64_t *queries, const float *inv_degree,
                            float *R, float *U) = 0;
     // R_new(i,j) = c * T(i,j) + (1-c) * [i == queries(j)]; diffs(j) = ||R_new(:,j) - R(:,j)||_1;
-    // R = R_new; U = R_new .* inv_degree (the next product's input: the scaling fused here).
-    virtual void rwr_update(int64_t n, int32_t k, const float *T, float *R, float *U,
+    // U = R_new .* inv_degree (the next product's input: the scaling fused here). R_new may be
+    // R or T (each element is read before it is written); a distinct R_new leaves R as it was,
+    // so a loop may start the next iteration before it has looked at these diffs.
+    virtual void rwr_update(int64_t n, int32_t k, const float *T, const float *R, float *R_new, float *U,
                             const float *inv_degree, double c, const int64_t *queries,
                             double *diffs) = 0;
     // dst(i, dst_cols[t]) = src(i, src_cols[t]) for t < m, every row i < n; src is n x src_k,
     // dst n x dst_k (distinct buffers); the column lists are host arrays.
     virtual void copy_columns(int64_t n, const float *src, int32_t src_k, float *dst, int32_t dst_k,
                               int32_t m, const int32_t *src_cols_host, const int32_t *dst_cols_host) = 0;
+
+    // ---- reading results back while the steps run on ----
+    // Whether the steps run asynchronously to the host (CUDA), so that a loop gains by launching
+    // its next iteration before it looks at the last one's result; false: each step has finished
+    // when its call returns (CPU).
+    virtual bool runs_ahead() const = 0;
+    // Starts copying `bytes` of backend memory at src, once every step called before has written
+    // it, into host slot `slot` (0 or 1) that the steps own; read_wait(slot) waits for that copy
+    // and returns the slot (valid until its next read_post). The CPU steps copy at once.
+    virtual void read_post(const void *src, size_t bytes, int slot) = 0;
+    virtual const void *read_wait(int slot) = 0;
 };
 
 // The steps of a backend, for that backend (cuda::create_algo_steps throws

@@ -2,6 +2,7 @@
 // over fixed chunks combined in order, so results do not depend on the thread count.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "core/algo_steps.hpp"
@@ -27,10 +28,20 @@ public:
                         double *diff) override;
     void rwr_start(int64_t n, int32_t k, const int64_t *queries, const float *inv_degree, float *R,
                    float *U) override;
-    void rwr_update(int64_t n, int32_t k, const float *T, float *R, float *U, const float *inv_degree, double c,
-                    const int64_t *queries, double *diffs) override;
+    void rwr_update(int64_t n, int32_t k, const float *T, const float *R, float *R_new, float *U,
+                    const float *inv_degree, double c, const int64_t *queries, double *diffs) override;
     void copy_columns(int64_t n, const float *src, int32_t src_k, float *dst, int32_t dst_k, int32_t m,
                       const int32_t *src_cols, const int32_t *dst_cols) override;
+    bool runs_ahead() const override { return false; }
+    void read_post(const void *src, size_t bytes, int slot) override {
+        std::vector<unsigned char> &s = slots_[slot & 1];
+        s.resize(bytes);
+        if (bytes) std::memcpy(s.data(), src, bytes);
+    }
+    const void *read_wait(int slot) override { return slots_[slot & 1].data(); }
+
+private:
+    std::vector<unsigned char> slots_[2];  // read_post's copies
 };
 
 }  // namespace
@@ -102,8 +113,8 @@ void CpuAlgoSteps::rwr_start(int64_t n, int32_t k, const int64_t *queries, const
     }
 }
 
-void CpuAlgoSteps::rwr_update(int64_t n, int32_t k, const float *T, float *R, float *U, const float *inv, double c,
-                              const int64_t *queries, double *diffs) {
+void CpuAlgoSteps::rwr_update(int64_t n, int32_t k, const float *T, const float *R, float *R_new, float *U,
+                              const float *inv, double c, const int64_t *queries, double *diffs) {
     // One pass over the n x k block (one parallel region, not k): per fixed chunk of rows a
     // partial difference per query, combined in chunk order -- the same sums, bit for bit, as a
     // chunked_sum per query.
@@ -119,7 +130,7 @@ void CpuAlgoSteps::rwr_update(int64_t n, int32_t k, const float *T, float *R, fl
                 const int64_t e = i * k + j;
                 const float rn = cf * T[e] + (i == queries[j] ? restart : 0.0f);
                 p[j] += std::fabs((double)rn - (double)R[e]);
-                R[e] = rn;
+                R_new[e] = rn;
                 U[e] = rn * inv[i];
             }
         }

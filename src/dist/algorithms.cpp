@@ -259,8 +259,8 @@ bool rwr(const PartitionedStore &S, const int64_t *queries, int32_t k, double c,
             const int64_t m = L.size(p);
             std::fill(partial[p].begin(), partial[p].end(), 0.0);
             if (!m || !parts.holds(p)) continue;
-            parts[p].steps->rwr_update(m, kk, T[p].as<float>(), R[p].as<float>(), U[p].as<float>(), inv[p].as<float>(),
-                                       c, qd[p].as<int64_t>(), diffs[p].as<double>());
+            parts[p].steps->rwr_update(m, kk, T[p].as<float>(), R[p].as<float>(), R[p].as<float>(), U[p].as<float>(),
+                                       inv[p].as<float>(), c, qd[p].as<int64_t>(), diffs[p].as<double>());
             parts[p].backend->download(partial[p].data(), diffs[p].get(), (size_t)kk * sizeof(double));
         }
         d = parts.comm->sum(parts, partial, (size_t)kk);
