@@ -157,6 +157,7 @@ struct Opts {
     std::vector<Variant> variants;  // extra psv format options timed on every matrix
     Variant policy;                 // --policy: its streamed-plan overrides on the context, for every plan of the run
     std::vector<int64_t> proto_tw = {0, -1};  // bench prototype tile widths (0: L2 / 16 bytes; -1: one tile)
+    bool sell = false;        // --sell: the bench-side SELL-32 prototype (sell.cu)
     bool exhaustive = false;  // --exhaustive: every candidate plan of the model timed (exhaustive.cu)
     std::string tune;         // --tune FILE: psv_context_tune (full effort) into FILE before the matrices
 };
@@ -322,5 +323,7 @@ void json_exhaustive(FILE *f);
 
 // The bench-side prototype (not psv) for each of O.proto_tw, from A and psv's column ranking
 // (rank, skey sorted); x rotates among the nx vectors of X into Y; res.proto gets the results.
+// --sell: the bench-side SELL-32 prototype (bench/sell.cu), after the gather probe
+void run_sell(const Csr &A, int dev, const float *X, int nx, float *Y, const double *ref_w, const double *ref_p, Result &res);
 void run_prototypes(const Csr &A, const int32_t *rank, const uint64_t *skey, int dev, const float *X, int nx, float *Y,
                     const double *ref_w, const double *ref_p, Result &res);

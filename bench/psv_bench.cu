@@ -413,6 +413,7 @@ static void measure(const Csr &A, Result &res) {
     //     24576 hot columns (24576: 96 KB of shared memory per block, all an SM gives two blocks)
     Probe probe(dev);
     probe.run(A, "as given", {0}, in.X, in.nx, in.Y, res);
+    if (O.sell) run_sell(A, dev, in.X, in.nx, in.Y, in.ref_w, in.ref_p, res);
     Dev<int32_t> rank;
     Dev<uint64_t> skey;
     rank_columns(A, rank, skey, res);
@@ -444,7 +445,7 @@ static void usage() {
                  "usage: psv_bench [--runs R] [--warmup W] [--json F] [--csv F] [--svg F] [--no-algos] [--no-reorder]\n"
                  "                 [--no-flush] [--rwr-max-nnz N] [--algo-max-nnz N] [--seed S] [--contrast|--powerlaw]\n"
                  "                 [--variant tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr|stream,hot=H,ranked=0|1,prefix=P,sbps=N,srows=N,sppm=N,slap=0|1,swv=N,swin=N,sbr=N]...\n"
-                 "                 [--policy sbps=N,...] [--exhaustive] [--tune FILE] MATRIX...\n"
+                 "                 [--policy sbps=N,...] [--exhaustive] [--sell] [--tune FILE] MATRIX...\n"
                  "  MATRIX: rmat:SCALE[:EF] | stencil:N | PATH[@LABEL]\n"
                  "       psv_bench --capacity [--weighted] [--transpose auto|cache|push] rmat:SCALE[:EF]...\n"
                  "  (capacity: R-MAT generated in chunks into psv's streamed construction, then PageRank)\n"
@@ -537,6 +538,7 @@ static std::vector<std::pair<std::string, std::string>> parse_args(int argc, cha
         else if (a == "--variant") O.variants.push_back(parse_variant(next()));
         else if (a == "--policy") O.policy = parse_variant(next(), true);
         else if (a == "--exhaustive") O.exhaustive = true;
+        else if (a == "--sell") O.sell = true;
         else if (a == "--tune") O.tune = next();
         else if (a == "--contrast") kind = "contrast";
         else if (a == "--capacity") kind = "capacity";
