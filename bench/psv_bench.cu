@@ -35,6 +35,9 @@
 //                              timed as AUTO is; a table of chosen against best and predicted
 //                              against measured, and an "exhaustive" array in the JSON
 //                              (bench/exhaustive.cu, bench/tuning_plot.py)
+//   --sell                     after the gather probe: the bench-side SELL-32 prototype (not psv,
+//                              bench/sell.cu), rows in slices of 32 stored column-major, timed
+//                              with its slots' byte count
 //   --tune FILE                before the matrices: psv_context_tune (full effort), the table
 //                              written to FILE and used for every matrix
 //
