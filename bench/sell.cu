@@ -75,12 +75,7 @@ void run_sell(const Csr &A, int dev, const float *X, int nx, float *Y, const dou
     CK(cudaMemsetAsync(sp.p, 0, 8, g_st));
     slice_width_kernel<<<(unsigned)((slices + 7) / 8), 256, 0, g_st>>>(n, A.rp.p, sp.p + 1);
     CK(cudaGetLastError());
-    {
-        size_t tmp = 0;
-        CK(cubns::DeviceScan::InclusiveSum(nullptr, tmp, sp.p + 1, sp.p + 1, slices, g_st));
-        Dev<char> t(tmp);
-        CK(cubns::DeviceScan::InclusiveSum(t.p, tmp, sp.p + 1, sp.p + 1, slices, g_st));
-    }
+    cub_run([&](void *t, size_t &b) { return cubns::DeviceScan::InclusiveSum(t, b, sp.p + 1, sp.p + 1, slices, g_st); });
     int64_t slots = 0;
     CK(cudaMemcpy(&slots, sp.p + slices, 8, cudaMemcpyDeviceToHost));
     if ((double)slots > 1.5 * (double)A.nnz + 1024) {
@@ -98,18 +93,18 @@ void run_sell(const Csr &A, int dev, const float *X, int nx, float *Y, const dou
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     const unsigned grid = (unsigned)std::min<int64_t>((slices + 7) / 8, (int64_t)sms * 8);
     const double bytes = 8.0 * (double)slots + 8.0 * (double)slices + 8.0 * (double)n;
-    for (int U : {4, 8}) {
+    using Kernel = void (*)(int64_t, int64_t, const int64_t *, const int32_t *, const float *, const float *, float *);
+    const struct {
+        int U;
+        Kernel weighted, pattern;
+    } variants[] = {{4, sell_kernel<true, 4>, sell_kernel<false, 4>}, {8, sell_kernel<true, 8>, sell_kernel<false, 8>}};
+    for (const auto &v : variants) {
+        const int U = v.U;
         auto go = [&](const float *x, bool w) {
-            if (U == 4) {
-                if (w) sell_kernel<true, 4><<<grid, 256, 0, g_st>>>(n, slices, sp.p, scol.p, sval.p, x, Y);
-                else sell_kernel<false, 4><<<grid, 256, 0, g_st>>>(n, slices, sp.p, scol.p, sval.p, x, Y);
-            } else {
-                if (w) sell_kernel<true, 8><<<grid, 256, 0, g_st>>>(n, slices, sp.p, scol.p, sval.p, x, Y);
-                else sell_kernel<false, 8><<<grid, 256, 0, g_st>>>(n, slices, sp.p, scol.p, sval.p, x, Y);
-            }
+            (w ? v.weighted : v.pattern)<<<grid, 256, 0, g_st>>>(n, slices, sp.p, scol.p, sval.p, x, Y);
+            CK(cudaGetLastError());
         };
         go(X, true);
-        CK(cudaGetLastError());
         const double ew = rel_err(n, Y, ref_w);
         go(X, false);
         const double ep = rel_err(n, Y, ref_p);
