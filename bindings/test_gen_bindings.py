@@ -106,7 +106,7 @@ class Tables(unittest.TestCase):
     def test_agree_now(self):
         self.assertEqual(gb.check_tables(HEADER_TEXT), [])
         self.assertEqual(gb.header_block(HEADER_TEXT, "psv_op")[:2], ["PSV_NOOP", "PSV_PLUS"])
-        self.assertEqual(len(gb.header_block(HEADER_TEXT, "psv_kernel")), 5)
+        self.assertEqual(len(gb.header_block(HEADER_TEXT, "psv_kernel")), 6)
 
     def test_operator_missing_from_table(self):
         i = HEADER_TEXT.index("#define PSV_NOOP")

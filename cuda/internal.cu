@@ -178,6 +178,16 @@ StreamCounts stream_counts(const psv_matrix *A) {
     return r;
 }
 
+SellCounts sell_counts(const psv_matrix *A) {
+    ContextCore &c = core_of(A);
+    std::lock_guard<std::recursive_mutex> g(c.mutex);
+    const CudaMatrix &M = as_cuda(*A->store);
+    SellCounts r;
+    if (M.kernel != PSV_KERNEL_SELL || M.sell.slices == 0) return r;
+    r.slices = M.sell.slices, r.slots = M.sell.slots, r.bytes = M.sell.device_bytes();
+    return r;
+}
+
 bool transpose_csr_pending(const psv_matrix *A) {
     return A->transpose && as_cuda(*A->transpose).csr_pending();
 }

@@ -89,6 +89,12 @@ struct StreamCounts {
     int64_t bytes_pattern = 0, bytes_weighted = 0;
 };
 StreamCounts stream_counts(const psv_matrix *A);
+// What a SELL-32 plan (PSV_KERNEL_SELL, or AUTO's rule) holds: its slices, slots (padding
+// included) and device bytes (SellPlan::device_bytes). All zero where A's product is not SELL's.
+struct SellCounts {
+    int64_t slices = 0, slots = 0, bytes = 0;
+};
+SellCounts sell_counts(const psv_matrix *A);
 // A store's streamed plan copied to the host: its counts, then each of its arrays (tests compare
 // plans built two ways); empty where the store's product does not stream.
 struct StreamPlanCopy {

@@ -50,6 +50,7 @@ std::string model_stats_line(const psv_matrix *, const std::string &) { unavaila
 double model_seconds(const psv_matrix *) { unavailable(); }
 void set_tuning_table(psv_context *, const tuning::Table &, tuning::Source) { unavailable(); }
 StreamCounts stream_counts(const psv_matrix *) { unavailable(); }
+SellCounts sell_counts(const psv_matrix *) { unavailable(); }
 StreamPlanCopy download_stream_plan(const MatrixStore &) { unavailable(); }
 bool transpose_csr_pending(const psv_matrix *) { unavailable(); }
 bool column_lengths_kept(const psv_matrix *) { unavailable(); }

@@ -78,6 +78,7 @@ module psv_c
   integer(c_int32_t), parameter :: PSV_KERNEL_TILE_COO = 2
   integer(c_int32_t), parameter :: PSV_KERNEL_CSR = 3
   integer(c_int32_t), parameter :: PSV_KERNEL_STREAM = 4
+  integer(c_int32_t), parameter :: PSV_KERNEL_SELL = 5
   integer(c_int32_t), parameter :: PSV_TUNING_NONE = 0
   integer(c_int32_t), parameter :: PSV_TUNING_USER = 1
   integer(c_int32_t), parameter :: PSV_TUNING_SHIPPED = 2

@@ -26,7 +26,9 @@ ColumnStats rank_columns(CudaBackend &be, const CudaMatrix &M, int64_t hot_min_l
 tuning::DeviceShape device_shape(const CudaBackend &be);
 tuning::KernelShape kernel_shape(const Policy &p);
 tuning::MatrixStats model_stats(const CudaMatrix &M, const ColumnStats &cs, size_t vb);
-std::vector<tuning::Plan> auto_candidates(const CudaMatrix &M, const Policy &p, size_t vb, const FormatOptions &opt);
+// sell_slots: the SELL-32 plan's slots where counted (sell_slot_count), else -1 (no SELL candidate).
+std::vector<tuning::Plan> auto_candidates(const CudaMatrix &M, const Policy &p, size_t vb, const FormatOptions &opt,
+                                          int64_t sell_slots = -1);
 // The options that make a matrix build exactly `plan` (PSV_OPT_HOT_COLUMNS and PSV_OPT_RANK_ORDER
 // narrow AUTO's candidates to it, or the explicit kernel and its form's parameters).
 FormatOptions options_for(const tuning::Plan &plan);
@@ -52,6 +54,11 @@ int64_t list_long_rows(CudaBackend &be, const CudaMatrix &M, int64_t min_len, Bu
 // only, the rest stored as prefix + column (ChunkPlan::ranked_prefix).
 ChunkPlan build_chunk_plan(CudaBackend &be, const CudaMatrix &M, const Policy &policy, Buffer &&col_order, bool ranked,
                            int64_t prefix, int64_t hot, size_t hot_vb);
+
+// The SELL-32 plan's slots for M's CSR (32 x the slices' longest rows, summed), counted with
+// one pass over the row pointer; and the plan (sell_plan.cu).
+int64_t sell_slot_count(CudaBackend &be, const CudaMatrix &M);
+SellPlan build_sell_plan(CudaBackend &be, const CudaMatrix &M);
 
 // The streamed product's plan of M (stream_plan.cu) for values of vb bytes under policy p. Where M
 // is the transpose of *transposed_from, the entries are read from that matrix (fewer sorting

@@ -125,7 +125,7 @@ int64_t ChunkPlan::device_bytes() const {
 int64_t CudaMatrix::device_bytes() const {
     const int64_t n = bytes_of({&row_ptr, &col, &val, &column_lengths, &long_rows, &spmm_layout_.rows, &spmm_layout_.table,
                                 &spmm_layout_.counts}) +
-                      chunks.device_bytes() + stream.device_bytes();
+                      chunks.device_bytes() + stream.device_bytes() + sell.device_bytes();
     return form_ ? n + form_->device_bytes() : n;
 }
 
@@ -247,6 +247,7 @@ std::string CudaMatrix::plan_text(int32_t which) const {
     if (which == 0) {
         std::string t = plan.describe();
         if (kernel == PSV_KERNEL_STREAM && stream.parts > 0) t += " (" + stream.describe() + ")";
+        if (kernel == PSV_KERNEL_SELL && sell.slices > 0) t += " (" + sell.describe() + ")";
         return t;
     }
     return plan_candidates >= 2 ? runner_up.describe() : std::string();
@@ -256,6 +257,7 @@ std::string CudaMatrix::plan_description() const {
     if (kernel == PSV_KERNEL_TILE_COMPOSITE) return "tile-composite form";
     if (kernel == PSV_KERNEL_TILE_COO) return "TILE-COO form";
     if (kernel == PSV_KERNEL_STREAM && stream.parts > 0) return stream.describe();
+    if (kernel == PSV_KERNEL_SELL && sell.slices > 0) return sell.describe();
     char b[128];
     if (chunks.ranked && chunks.ranked_prefix < ncols)
         std::snprintf(b, sizeof b, "ranked columns (first %lld), %lld hot", (long long)chunks.ranked_prefix,

@@ -162,6 +162,21 @@ struct StreamPlan {
     }
 };
 
+// The SELL-32 plan (PSV_KERNEL_SELL, and AUTO on regular matrices; sell_plan.cu builds it,
+// spmv/sell.cuh runs it): the rows in slices of kSellRows, each slice padded to its longest row
+// and stored column-major: slot k of row 32 s + l at 32 (group[s] + k) + l. Padding slots hold
+// column -1 (and value bits zero). The CSR stays beside it (the products of u with absent
+// entries, the k-vector product, the transpose and the push product read it).
+struct SellPlan {
+    int64_t slices = 0, slots = 0, entries = 0;  // slots: 32 x the slices' widths, padding included
+    size_t vb = 0;                               // bytes of a stored value (0: a pattern)
+    Buffer group;  // int64 [slices + 1]: the first group of 32 slots of each slice
+    Buffer col;    // int32 [slots]
+    Buffer val;    // slots x vb (empty for a pattern)
+    int64_t device_bytes() const;
+    std::string describe() const;
+};
+
 class CudaMatrix final : public MatrixStore {
 public:
     // The pool's high-water mark restarts here; finish_matrix reads what the build held at most.
@@ -238,6 +253,7 @@ public:
     int64_t n_long_rows = 0;
     ChunkPlan chunks;
     StreamPlan stream;
+    SellPlan sell;
     // the performance model's view of the last rebuild (plan.cu): the plan built, its predicted
     // ms (0: no table), the best other candidate, how many candidates, all of them ranked
     tuning::Plan plan;

@@ -81,6 +81,11 @@ bool auto_stream(const CudaMatrix &M, const ColumnStats &cs, const Policy &p, si
            x_bytes > p.stream_l2_share * (double)p.l2_bytes;
 }
 
+// The CSR's bytes (row pointer, columns and values of vb bytes unless a pattern).
+double csr_bytes(const CudaMatrix &M, size_t vb) {
+    return 8.0 * (double)(M.nrows + 1) + (4.0 + (M.pattern ? 0.0 : (double)vb)) * (double)M.nvals;
+}
+
 // AUTO's ranked and hot plans store a 4-byte column code per entry beside the CSR: only where
 // the CSR with it and an algorithm's working set beside them (kWorkingBytesPerRow: PageRank's
 // four vectors and the push product's sums) stay within plan_memory_share of the device's
@@ -89,9 +94,27 @@ bool auto_stream(const CudaMatrix &M, const ColumnStats &cs, const Policy &p, si
 // footprint. The push product reads the CSR's columns either way.
 constexpr double kWorkingBytesPerRow = 24.0;
 bool encoded_columns_fit(const CudaMatrix &M, const Policy &p, size_t vb) {
-    const double csr = 8.0 * (double)(M.nrows + 1) + (4.0 + (M.pattern ? 0.0 : (double)vb)) * (double)M.nvals;
+    const double csr = csr_bytes(M, vb);
     const double working = kWorkingBytesPerRow * (double)std::max(M.nrows, M.ncols);
     return csr + 4.0 * (double)M.nvals + working <= p.plan_memory_share * (double)p.global_bytes;
+}
+
+// PSV_KERNEL_AUTO's SELL-32 rule (Policy::sell_auto and below): where its size bounds hold and
+// the columns follow no power law, the slots are counted (one pass over the row pointer), and
+// AUTO takes SELL where they pad the entries by at most sell_max_padding and fit.
+bool sell_sized(const CudaMatrix &M, const Policy &p) {
+    return p.sell_auto && M.nvals >= p.sell_min_entries && (double)M.nvals >= p.sell_min_row_mean * (double)M.nrows;
+}
+// The SELL-32 plan of `slots` slots beside the CSR and an algorithm's working set
+// (kWorkingBytesPerRow) within plan_memory_share of device memory.
+bool sell_fits(const CudaMatrix &M, const Policy &p, size_t vb, int64_t slots) {
+    const double csr = csr_bytes(M, vb);
+    const double sell = (4.0 + (M.pattern ? 0.0 : (double)vb)) * (double)slots + 8.0 * (double)(M.nrows / kSellRows + 2);
+    const double working = kWorkingBytesPerRow * (double)std::max(M.nrows, M.ncols);
+    return csr + sell + working <= p.plan_memory_share * (double)p.global_bytes;
+}
+bool sell_pads_little(const CudaMatrix &M, const Policy &p, size_t vb, int64_t slots) {
+    return slots >= 0 && (double)slots <= p.sell_max_padding * (double)M.nvals && sell_fits(M, p, vb, slots);
 }
 
 // Lanes per row for the CSR (vector) kernel: about csr_entries_per_lane entries per lane for a
@@ -105,8 +128,7 @@ int32_t csr_lanes_for(const Policy &p, int64_t nvals, int64_t nrows) {
 
 // The tile-composite form fits beside the matrix (as summary() asks of a described form).
 bool form_fits(const CudaMatrix &M, const Policy &p, size_t vb) {
-    const double csr = 8.0 * (double)(M.nrows + 1) + (4.0 + (M.pattern ? 0.0 : (double)vb)) * (double)M.nvals;
-    return M.nvals <= (int64_t)UINT32_MAX && csr + M.form_construction_bytes() <= p.plan_memory_share * (double)p.global_bytes;
+    return M.nvals <= (int64_t)UINT32_MAX && csr_bytes(M, vb) + M.form_construction_bytes() <= p.plan_memory_share * (double)p.global_bytes;
 }
 
 // The hot count a plan holds: at most what shared memory holds and the matrix's columns.
@@ -175,7 +197,8 @@ tuning::MatrixStats model_stats(const CudaMatrix &M, const ColumnStats &cs, size
     return s;
 }
 
-std::vector<tuning::Plan> auto_candidates(const CudaMatrix &M, const Policy &p, size_t vb, const FormatOptions &opt) {
+std::vector<tuning::Plan> auto_candidates(const CudaMatrix &M, const Policy &p, size_t vb, const FormatOptions &opt,
+                                          int64_t sell_slots) {
     std::vector<tuning::Plan> c;
     auto add = [&](const tuning::Plan &x) {
         if (opt.hot_columns >= 0 && x.hot != std::min(opt.hot_columns, hot_cap(M, p, vb))) return;
@@ -207,6 +230,11 @@ std::vector<tuning::Plan> auto_candidates(const CudaMatrix &M, const Policy &p, 
         p.stream_shape(M.nrows, vb).slots >= 1024) {
         tuning::Plan x;
         x.family = tuning::Family::Stream;
+        add(x);
+    }
+    if (sell_pads_little(M, p, vb, sell_slots)) {
+        tuning::Plan x;
+        x.family = tuning::Family::Sell;
         add(x);
     }
     if (form_fits(M, p, vb)) {
@@ -247,6 +275,7 @@ FormatOptions options_for(const tuning::Plan &plan) {
         o.kernel = PSV_KERNEL_TILE_COO;
         o.tile_width = plan.tile_width;
         break;
+    case tuning::Family::Sell: o.kernel = PSV_KERNEL_SELL; break;
     }
     return o;
 }
@@ -292,8 +321,11 @@ void CudaMatrix::rebuild_from(const FormatOptions &opt, const CudaMatrix *transp
         cs = rank_columns(*be_, *this, p.hot_min_length, order, nullptr, nullptr, transposed_from, !csr_pending(), &lengths);
     const auto t_model = std::chrono::steady_clock::now();
     const tuning::MatrixStats ms = model_stats(*this, cs, vb);
+    // SELL-32's slots, where AUTO's rule may take it
+    const int64_t sell_slots =
+        k == PSV_KERNEL_AUTO && nvals > 0 && sell_sized(*this, p) && !power_law(*this, cs, p) ? sell_slot_count(*be_, *this) : -1;
     // the candidates AUTO may choose among, ranked by the model's time where there is a table
-    const std::vector<tuning::Plan> cands = auto_candidates(*this, p, vb, opt);
+    const std::vector<tuning::Plan> cands = auto_candidates(*this, p, vb, opt, sell_slots);
     std::vector<tuning::Ranked> ranking;
     if (table) ranking = tuning::rank_plans(*table, ms, cands, kshape, dshape);
     const bool forced = p.hot_columns >= 0 || p.rank_order_always || p.ranked_prefix >= 0;  // tests' and bench's
@@ -302,7 +334,11 @@ void CudaMatrix::rebuild_from(const FormatOptions &opt, const CudaMatrix *transp
     // rewritten streamed product are not yet checked against the exhaustive bench: docs/design.md,
     // section 6)
     const bool stream_rule = auto_stream(*this, cs, p, vb) && opt.hot_columns < 0 && opt.rank_order < 0;
-    if (k == PSV_KERNEL_AUTO && nvals > 0 && stream_rule && !forced) {
+    // SELL-32 likewise by its rule (it has no coefficients in the shipped tables)
+    const bool sell_rule = sell_pads_little(*this, p, vb, sell_slots) && opt.hot_columns < 0 && opt.rank_order < 0;
+    if (k == PSV_KERNEL_AUTO && nvals > 0 && sell_rule && !forced) {
+        chosen.family = tuning::Family::Sell;
+    } else if (k == PSV_KERNEL_AUTO && nvals > 0 && stream_rule && !forced) {
         chosen.family = tuning::Family::Stream;
     } else if (k == PSV_KERNEL_AUTO && nvals > 0 && opt.plan_choice == PSV_CHOICE_MODEL && !ranking.empty() && !forced) {
         chosen = ranking.front().plan;
@@ -326,6 +362,7 @@ void CudaMatrix::rebuild_from(const FormatOptions &opt, const CudaMatrix *transp
         // an explicit kernel: the plan it builds, priced
         const FormParams fq = form_params(opt, p, vb, k == PSV_KERNEL_TILE_COO);
         chosen.family = k == PSV_KERNEL_STREAM         ? tuning::Family::Stream
+                        : k == PSV_KERNEL_SELL           ? tuning::Family::Sell
                         : k == PSV_KERNEL_TILE_COMPOSITE ? tuning::Family::Tile
                         : k == PSV_KERNEL_TILE_COO       ? tuning::Family::TileCoo
                                                          : tuning::Family::Chunk;
@@ -374,6 +411,7 @@ void CudaMatrix::rebuild_from(const FormatOptions &opt, const CudaMatrix *transp
         if (fopt.tile_width <= 0) fopt.tile_width = chosen.tile_width;
         break;
     case tuning::Family::TileCoo: k = PSV_KERNEL_TILE_COO; break;
+    case tuning::Family::Sell: k = PSV_KERNEL_SELL; break;
     }
     // a transpose without its entries (transposed()) keeps them unbuilt only under the streamed
     // plan; any other plan is chosen again once they are built (with their near-entry count)
@@ -399,6 +437,8 @@ void CudaMatrix::rebuild_from(const FormatOptions &opt, const CudaMatrix *transp
     }
     StreamPlan sp;  // an empty matrix's STREAM runs the CSR kernel (no plan)
     if (k == PSV_KERNEL_STREAM && nvals > 0) sp = build_stream_plan(*be_, *this, p, vb, transposed_from);
+    SellPlan sl;  // an empty matrix's SELL runs the CSR kernel (no plan)
+    if (k == PSV_KERNEL_SELL && nvals > 0) sl = build_sell_plan(*be_, *this);
     // the CSR kernel's plan (it also serves products whose input vector has absent entries)
     const int32_t lanes = csr_lanes_for(p, nvals, nrows);
     const int64_t long_min = p.csr_long_per_lane * (int64_t)lanes;
@@ -422,6 +462,7 @@ void CudaMatrix::rebuild_from(const FormatOptions &opt, const CudaMatrix *transp
     if (lengths.get()) column_lengths = std::move(lengths);  // else those of an earlier rebuild (the entries are the same)
     chunks = std::move(cplan);
     stream = std::move(sp);
+    sell = std::move(sl);
     csr_lanes = lanes;
     csr_long_min = long_min;
     long_rows = std::move(list);

@@ -9,6 +9,7 @@
 #include "cuda/spmv/csr_chunk.cuh"
 #include "cuda/spmv/csr_hot.cuh"
 #include "cuda/spmv/csr_vector.cuh"
+#include "cuda/spmv/sell.cuh"
 #include "cuda/spmv/stream.cuh"
 #include "cuda/spmv/tile_coo.cuh"
 #include "cuda/spmv/tile_composite.cuh"
@@ -84,9 +85,14 @@ template <class S> void run_spmv(CudaBackend &be, const CudaMatrix &M, const Spm
         launch_stream(be, M, s, use_vals, u, t, a.t_present);
         return;
     }
+    if (M.kernel == PSV_KERNEL_SELL && !a.u_present && M.sell.slices > 0) {
+        launch_sell(be, M, s, use_vals, u, t, a.t_present);
+        return;
+    }
     M.need_csr();  // every other path reads the CSR
-    // the CSR kernels; under STREAM also for u with absent entries and values wider than its plan's
-    if (a.u_present || M.kernel == PSV_KERNEL_CSR || M.kernel == PSV_KERNEL_STREAM) {
+    // the CSR kernels; under STREAM also for u with absent entries and values wider than its
+    // plan's, under SELL for u with absent entries
+    if (a.u_present || M.kernel == PSV_KERNEL_CSR || M.kernel == PSV_KERNEL_STREAM || M.kernel == PSV_KERNEL_SELL) {
         if (!a.u_present && M.chunks.nchunks > 0) {
             launch_csr_chunk(be, M, s, use_vals ? M.val.as<T>() : nullptr, u, t, a.t_present);
             return;

@@ -89,6 +89,14 @@ Policy select_policy(const DeviceTraits &d) {
     p.stream_in_model = false;
     // wider values halve the slots per piece
     p.stream_max_value_bytes = 4;
+    // ---- SELL-32 ----
+    // a regular matrix's slices (the 27-point stencil: 1.003 slots an entry) are read with every
+    // load coalesced; below 2^22 entries a product is launch latency either way, and rows of
+    // fewer than 8 entries on average pad more and suit the chunk kernel's packing
+    p.sell_auto = true;
+    p.sell_min_entries = 1ll << 22;
+    p.sell_min_row_mean = 8.0;
+    p.sell_max_padding = 1.1;
     // a quarter of device memory may stay cached for reuse
     p.pool_cache_bytes = d.global_bytes / 4;
     // builds of more entries take long enough to report

@@ -83,6 +83,16 @@ struct Policy {
     int64_t stream_min_entries = 1ll << 23;  // AUTO streams power-law matrices of this many entries
     double stream_l2_share = 0.0;        // ... whose x exceeds this share of L2
     int64_t stream_max_value_bytes = 4;  // AUTO streams values of at most this size
+    // ---- SELL-32 (PSV_KERNEL_SELL, and AUTO) ----
+    // AUTO takes SELL-32, ahead of the model, on a matrix whose columns follow no power law, of
+    // at least sell_min_entries entries and sell_min_row_mean a row on average, whose slices'
+    // slots (padding included) are at most sell_max_padding x the entries and fit beside the CSR
+    // within plan_memory_share of device memory: every load of such a matrix's product is
+    // coalesced, where the chunk kernel's rows are cut across lanes.
+    bool sell_auto = true;
+    int64_t sell_min_entries = 1ll << 22;
+    double sell_min_row_mean = 8.0;
+    double sell_max_padding = 1.1;
     // ---- device memory (docs/design.md, "Device memory") ----
     // Streamed construction (assemble.cu): tuples per chunk of a pass, entries per piece of the
     // in-row sort; at most a sixteenth of the input (at least 2^22), fewer where free memory is

@@ -55,5 +55,10 @@ constexpr size_t kStreamStageSlack = 32;
 constexpr int stream_groups_in_flight(size_t value_bytes) { return value_bytes <= 4 ? 2 : 1; }
 constexpr int kStreamScatterThreads = 1024;
 
+// The SELL-32 kernel (spmv/sell.cuh): rows per slice (a warp's lanes) and the slots each lane
+// loads before it uses any.
+constexpr int kSellRows = 32;
+constexpr int kSellUnroll = 4;
+
 }  // namespace cuda
 }  // namespace psv

@@ -178,7 +178,9 @@ typedef int32_t psv_option;
 
 typedef int32_t psv_kernel;
 #define PSV_KERNEL_AUTO            0  /* CPU: tile-composite where building it fits
-                                          half of the machine's memory, else CSR. CUDA: the
+                                          half of the machine's memory, else CSR. CUDA:
+                                          PSV_KERNEL_SELL or PSV_KERNEL_STREAM where their
+                                          rules (below) take the matrix; otherwise the
                                           candidate plan the performance model predicts fastest
                                           (PSV_OPT_PLAN_CHOICE; psv_matrix_info reports the
                                           kernel chosen and its prediction); without a tuning
@@ -204,6 +206,16 @@ typedef int32_t psv_kernel;
                                           of the values, weighted) and about 6 per pair. AUTO
                                           chooses it for power-law matrices of at least 2^23
                                           entries. CPU: the CSR loop */
+#define PSV_KERNEL_SELL            5  /* CUDA: sliced ELLPACK (SELL-32): the rows in slices of
+                                          32, each slice padded to its longest row and stored
+                                          column-major; a warp per slice, a lane per row, every
+                                          load coalesced. Extra device memory: (4 + value
+                                          bytes) per slot, padding included, beside the CSR
+                                          (products of u with absent entries run the CSR
+                                          kernel). AUTO chooses it for matrices whose columns
+                                          follow no power law, of at least 2^22 entries and
+                                          rows of at least 8 on average, whose slots are at
+                                          most 1.1x the entries. CPU: the CSR loop */
 
 /* ---------------------------------------------------------------------------------------------
  * Handles (incomplete types: const means const)
@@ -572,10 +584,10 @@ PSV_API psv_status psv_matrix_set_option(psv_matrix *A, psv_option option, int64
 
 /**
  * What the tile-composite form of a matrix looks like, and what the matrix holds
- * (psv_matrix_info). Where the matrix's kernel does not read the tile-composite form (PSV_KERNEL_AUTO
- * and PSV_KERNEL_CSR on CUDA, PSV_KERNEL_CSR on the CPU), the form is not kept: psv_matrix_info_get
- * and psv_matrix_tile_info build it to describe it and release it again (device_bytes does not
- * count it). On the CPU backend they do so only where its construction fits the host memory
+ * (psv_matrix_info). Where the matrix's kernel does not read the tile-composite form
+ * (PSV_KERNEL_AUTO, PSV_KERNEL_CSR, PSV_KERNEL_STREAM and PSV_KERNEL_SELL on CUDA, PSV_KERNEL_CSR
+ * on the CPU), the form is not kept: psv_matrix_info_get and psv_matrix_tile_info build it to
+ * describe it and release it again (device_bytes does not count it). On the CPU backend they do so only where its construction fits the host memory
  * available, on CUDA only where the form can hold the matrix (at most 2^32 - 1 entries) and the
  * matrix with the form's construction (about 32 bytes per entry) would take at most half of the
  * device's memory; otherwise the form's fields

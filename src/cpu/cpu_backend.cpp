@@ -24,6 +24,12 @@ namespace cpu {
 
 namespace {
 
+// The kernels only the CUDA backend has: the CPU runs its CSR loop for them (same results within
+// the determinism contract).
+bool gpu_only_kernel(psv_kernel k) {
+    return k == PSV_KERNEL_TILE_COO || k == PSV_KERNEL_STREAM || k == PSV_KERNEL_SELL;
+}
+
 // An upper bound of the bytes build_tile_composite holds at once for A (its ranking, buckets,
 // row segments, padded tiles and their concatenation), from the peaks it reports
 // (docs/design.md, section 5), so that AUTO can decide before building.
@@ -82,8 +88,8 @@ TileComposite make_form(const CpuBackend &be, const CsrHost &A, const FormatOpti
 
 void CpuMatrix::rebuild(const FormatOptions &opt) {
     auto t0 = std::chrono::steady_clock::now();
-    // TILE-COO and STREAM are GPU kernels; the CPU runs its CSR loop for them.
-    bool with_form = !(opt.kernel == PSV_KERNEL_CSR || opt.kernel == PSV_KERNEL_TILE_COO || opt.kernel == PSV_KERNEL_STREAM);
+    // TILE-COO, STREAM and SELL are GPU kernels; the CPU runs its CSR loop for them.
+    bool with_form = !(opt.kernel == PSV_KERNEL_CSR || gpu_only_kernel(opt.kernel));
     const bool auto_choice = opt.kernel != PSV_KERNEL_TILE_COMPOSITE;
     if (with_form && !form_fits(csr, opt, auto_choice)) {
         if (!auto_choice)
@@ -163,8 +169,8 @@ std::string CpuMatrix::plan_text(int32_t which) const {
                       (long long)form.tile_width, form.dense_tiles, sparse ? " and a sparse one" : "",
                       (long long)(form.tiles.empty() ? 0 : form.tiles[0].workload_size));
     }
-    // TILE-COO and STREAM are GPU kernels (rebuild); AUTO fell back where the form did not fit
-    if (options.kernel == PSV_KERNEL_TILE_COO || options.kernel == PSV_KERNEL_STREAM)
+    // TILE-COO, STREAM and SELL are GPU kernels (rebuild); AUTO fell back where the form did not fit
+    if (gpu_only_kernel(options.kernel))
         return format("CSR loop (%s is a CUDA kernel)", psv_kernel_name(options.kernel));
     if (options.kernel == PSV_KERNEL_AUTO)
         return "CSR loop (building the tile-composite form would not fit its memory budget, half of the host memory)";

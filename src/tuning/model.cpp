@@ -182,6 +182,8 @@ namespace {
 const char *const kChunkNames[] = {"launch",       "stream_mb",    "gathers_m", "beyond_l1_m", "beyond_l2q_m", "beyond_l2h_m",
                                    "beyond_l2_m", "permute_m",    "rows_m",    "near_m",      "hot_copy_mb",  "hot_entries_m"};
 const char *const kStreamNames[] = {"launch", "bytes_mb", "pairs_m", "entries_m", "rows_m", "chain_m"};
+const char *const kSellNames[] = {"launch", "stream_mb", "gathers_m", "beyond_l1_m", "beyond_l2q_m", "beyond_l2h_m",
+                                  "beyond_l2_m", "rows_m", "near_m"};
 const char *const kTileNames[] = {"launch",       "stream_mb", "gathers_m",    "beyond_l1_m", "beyond_l2q_m", "beyond_l2h_m",
                                   "beyond_l2_m",  "permute_m", "tile_rows_mb", "tiles",       "max_row_m"};
 
@@ -208,6 +210,7 @@ const char *feature_name(Family f, int i) {
     case Family::Chunk:
     case Family::Hot: return kChunkNames[i];
     case Family::Stream: return kStreamNames[i];
+    case Family::Sell: return kSellNames[i];
     default: return kTileNames[i];
     }
 }
@@ -275,6 +278,16 @@ Features features(const MatrixStats &s, const Plan &p, const DeviceShape &d, con
         f[4] = R / M;
         // the longest chain of one SM: its waves of partitions, each a block's serial share
         f[5] = std::ceil(z.parts / (double)std::max(1, d.sms)) * (E / z.parts) / M;
+        break;
+    }
+    case Family::Sell: {
+        // the slots counted as the entries (AUTO's rule takes SELL where the padding is at most
+        // a tenth), their columns and values streamed once, a slice's group offset, t written;
+        // the gathers as the plain-order chunk kernel's, with all of L1 (no shared memory)
+        f[1] = (E * (4.0 + (s.weighted ? vb : 0.0)) + 8.0 * std::ceil(R / 32.0) + vb * R) / M;
+        gathers(0.0, 0.0, false, 0.0, (double)k.l1_total, 2);
+        f[7] = R / M;
+        f[8] = E * near / M;
         break;
     }
     case Family::Tile:

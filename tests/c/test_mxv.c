@@ -497,7 +497,10 @@ static void formats(coo *a, const char *name) {
     const int64_t opts[][3] = {{0, -1, 0}, {4, -1, 0}, {4, -1, 3}, {8, 2, 64}, {3, -1, 1}, {16, 0, 0}};
     char label[256];
     for (size_t o = 0; o < sizeof opts / sizeof opts[0]; ++o) {
-        for (int kernel = PSV_KERNEL_AUTO; kernel <= PSV_KERNEL_CSR; ++kernel) {
+        static const int kernels[] = {PSV_KERNEL_AUTO, PSV_KERNEL_TILE_COMPOSITE, PSV_KERNEL_TILE_COO, PSV_KERNEL_CSR,
+                                      PSV_KERNEL_SELL};
+        for (size_t ki = 0; ki < sizeof kernels / sizeof kernels[0]; ++ki) {
+            const int kernel = kernels[ki];
             psv_matrix *A = build_typed(a, PSV_FP32, 0, 7);
             REQUIRE(psv_matrix_set_option(A, PSV_OPT_TILE_WIDTH, opts[o][0]) == PSV_SUCCESS);
             REQUIRE(psv_matrix_set_option(A, PSV_OPT_MAX_TILES, opts[o][1]) == PSV_SUCCESS);

@@ -25,6 +25,7 @@ void check_hopper_numbers() {
     CHECK(!p.many_waves(8 * 8 * 132 * psv::cuda::kChunkEntries - 1) && p.many_waves(8 * 8 * 132 * psv::cuda::kChunkEntries));
     CHECK(p.pool_cache_bytes == ((size_t)20 << 30) && p.default_max_tiles == 0);
     CHECK(p.hot_columns == -1 && !p.rank_order_always && p.ranked_prefix == -1 && !p.pool_no_cache);
+    CHECK(p.sell_auto && p.sell_min_entries == (1ll << 22) && p.sell_min_row_mean == 8.0 && p.sell_max_padding == 1.1);
 }
 
 psv_matrix *build(psv_context *ctx, const gputest::Edges &E) {

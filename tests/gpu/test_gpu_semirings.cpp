@@ -1,6 +1,6 @@
 // CUDA against CPU through the C API, two contexts side by side: every semiring (add x multiply)
 // x type x descriptor (transpose, value/structural mask, complement, replace, accumulator), u
-// full and u with absent entries, for the three kernels (tile-composite, TILE-COO, CSR); the
+// full and u with absent entries, for the kernels (tile-composite, TILE-COO, CSR, SELL-32); the
 // vector operations; PageRank. Exact for integer and boolean types, a float tolerance otherwise.
 #include <cuda_runtime.h>
 
@@ -330,6 +330,8 @@ int main() {
     combos += run_semirings(B, E, !small, "tile-coo");
     psv_context_set_option(B.gpu, PSV_OPT_KERNEL, PSV_KERNEL_CSR);
     combos += run_semirings(B, E, false, "csr");
+    psv_context_set_option(B.gpu, PSV_OPT_KERNEL, PSV_KERNEL_SELL);
+    combos += run_semirings(B, E, !small, "sell");
     psv_context_set_option(B.gpu, PSV_OPT_KERNEL, PSV_KERNEL_AUTO);
     // a larger one with the default tile width
     if (!small) {

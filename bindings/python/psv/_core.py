@@ -575,7 +575,7 @@ class Matrix(_Handle):
 
     def set_option(self, option, value):
         """Change a format option and rebuild: "kernel" ("auto", "tile-composite", "tile-coo",
-        "csr" or the PSV_KERNEL_* number), "tile_width", "max_tiles", "workload_size",
+        "csr", "stream", "sell" or the PSV_KERNEL_* number), "tile_width", "max_tiles", "workload_size",
         "progress"."""
         opt, val = _option(option, value)
         _check(lib.psv_matrix_set_option(self.handle, opt, val), self.ctx,

@@ -62,7 +62,7 @@ READ_UNDIRECTED = 1
 READ_RELABEL = 2
 
 OPTIONS = {"tile_width": 1, "max_tiles": 2, "workload_size": 3, "kernel": 4, "progress": 5}
-KERNELS = {"auto": 0, "tile-composite": 1, "tile-coo": 2, "csr": 3}
+KERNELS = {"auto": 0, "tile-composite": 1, "tile-coo": 2, "csr": 3, "stream": 4, "sell": 5}
 KERNEL_NAMES = {v: k for k, v in KERNELS.items()}
 
 

@@ -83,6 +83,7 @@ pub const PSV_KERNEL_TILE_COMPOSITE: i32 = 1;
 pub const PSV_KERNEL_TILE_COO: i32 = 2;
 pub const PSV_KERNEL_CSR: i32 = 3;
 pub const PSV_KERNEL_STREAM: i32 = 4;
+pub const PSV_KERNEL_SELL: i32 = 5;
 pub const PSV_TUNING_NONE: i32 = 0;
 pub const PSV_TUNING_USER: i32 = 1;
 pub const PSV_TUNING_SHIPPED: i32 = 2;
