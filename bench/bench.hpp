@@ -129,10 +129,15 @@ struct Csr {
 
 // ---- options ------------------------------------------------------------------------------------
 
+// The kernels timed, in the columns' order (their names from the kernel table, psv_kernel_name).
+constexpr int kNumKernels = 6;
+
 struct Opts {
     int runs = 50, warmup = 5;
     bool algos = true, reorder = true, flush = true;
-    bool kernel_on[5] = {true, true, true, true, true};  // --kernels: which of kKernels to time besides auto
+    // --kernels: which of kKernels to time besides auto (SELL only when asked for: on a power-law
+    // matrix its slices pad many times over)
+    bool kernel_on[kNumKernels] = {true, true, true, true, true, false};
     int64_t rwr_max_nnz = 20000000, algo_max_nnz = 600000000;
     int alg_reps = 1;  // timed calls of each algorithm (median), after a warm-up where one is needed
     uint64_t seed = 20261121;
@@ -157,7 +162,6 @@ struct Opts {
     std::vector<Variant> variants;  // extra psv format options timed on every matrix
     Variant policy;                 // --policy: its streamed-plan overrides on the context, for every plan of the run
     std::vector<int64_t> proto_tw = {0, -1};  // bench prototype tile widths (0: L2 / 16 bytes; -1: one tile)
-    bool sell = false;        // --sell: the bench-side SELL-32 prototype (sell.cu)
     bool exhaustive = false;  // --exhaustive: every candidate plan of the model timed (exhaustive.cu)
     std::string tune;         // --tune FILE: psv_context_tune (full effort) into FILE before the matrices
 };
@@ -204,8 +208,8 @@ struct Result {
     psv_matrix_info info{};
     int auto_kernel = 0;
     // ms, weighted (plus-times) and pattern (plus-second)
-    Stat psv_w[5], psv_p[5];  // auto, tile-composite, tile-coo, csr, stream
-    double psv_err_w[5] = {NAN, NAN, NAN, NAN, NAN}, psv_err_p[5] = {NAN, NAN, NAN, NAN, NAN};
+    Stat psv_w[kNumKernels], psv_p[kNumKernels];  // auto, tile-composite, tile-coo, csr, stream, sell
+    double psv_err_w[kNumKernels] = {NAN, NAN, NAN, NAN, NAN, NAN}, psv_err_p[kNumKernels] = {NAN, NAN, NAN, NAN, NAN, NAN};
     int64_t stream_bytes_w = 0, stream_bytes_p = 0;  // the streamed plan's byte model (0: none)
     Stat cs[3], cs_re[3];  // CSR_ALG1, CSR_ALG2, COO_ALG1; on the reordered matrix
     Stat psv_re;           // psv AUTO, weighted, on the reordered matrix (the row order's effect on psv)
@@ -251,8 +255,6 @@ extern std::vector<Result> g_results;
 extern double g_copy_bw;  // bytes/s
 extern std::string g_device;
 inline double eff_share_of(double bytes, double ms) { return bytes / (ms * 1e-3) / g_copy_bw; }
-// The kernels timed, in the columns' order (their names from the kernel table, psv_kernel_name).
-constexpr int kNumKernels = 5;
 extern const psv_kernel kKernels[kNumKernels];
 extern const char *kCsName[3];
 
@@ -323,7 +325,5 @@ void json_exhaustive(FILE *f);
 
 // The bench-side prototype (not psv) for each of O.proto_tw, from A and psv's column ranking
 // (rank, skey sorted); x rotates among the nx vectors of X into Y; res.proto gets the results.
-// --sell: the bench-side SELL-32 prototype (bench/sell.cu), after the gather probe
-void run_sell(const Csr &A, int dev, const float *X, int nx, float *Y, const double *ref_w, const double *ref_p, Result &res);
 void run_prototypes(const Csr &A, const int32_t *rank, const uint64_t *skey, int dev, const float *X, int nx, float *Y,
                     const double *ref_w, const double *ref_p, Result &res);

@@ -26,7 +26,8 @@
 //   --policy sbps=N,srows=N,sppm=N,slap=0|1,swv=N,swin=N,sbr=N
 //                              the streamed-plan keys of --variant set on the context: every
 //                              streamed plan of the run (AUTO's, PageRank's A') takes them
-//   --kernels LIST             which of tile-composite,tile-coo,csr,stream to time besides auto (all)
+//   --kernels LIST             which of tile-composite,tile-coo,csr,stream,sell to time besides auto
+//                              (all but sell)
 //   --partition P[,P...]       the following matrices: split into P parts by rows (bitonic) and
 //                              by columns (blocks, ranked blocks, bitonic), each part's product
 //                              timed alone, the exchange bytes counted (bench/partition.cu)
@@ -35,9 +36,6 @@
 //                              timed as AUTO is; a table of chosen against best and predicted
 //                              against measured, and an "exhaustive" array in the JSON
 //                              (bench/exhaustive.cu, bench/tuning_plot.py)
-//   --sell                     after the gather probe: the bench-side SELL-32 prototype (not psv,
-//                              bench/sell.cu), rows in slices of 32 stored column-major, timed
-//                              with its slots' byte count
 //   --tune FILE                before the matrices: psv_context_tune (full effort), the table
 //                              written to FILE and used for every matrix
 //
@@ -76,7 +74,7 @@ double g_copy_bw = NAN;
 std::string g_device;
 const char *kCsName[3] = {"CSR_ALG1", "CSR_ALG2", "COO_ALG1"};
 const psv_kernel kKernels[kNumKernels] = {PSV_KERNEL_AUTO, PSV_KERNEL_TILE_COMPOSITE, PSV_KERNEL_TILE_COO, PSV_KERNEL_CSR,
-                                          PSV_KERNEL_STREAM};
+                                          PSV_KERNEL_STREAM,  PSV_KERNEL_SELL};
 
 // time_algorithms (algos.cu): PageRank, HITS and RWR on PA, psv against
 // the cuSPARSE-based versions with algorithm `best`.
@@ -272,6 +270,17 @@ static void time_psv(int ki, psv_matrix *PA, Inputs &in, Result &res) {
                     100.0 * sc.bytes_weighted / (ms_w * 1e-3) / g_copy_bw, sc.bytes_pattern / 1e6,
                     sc.bytes_pattern / g_copy_bw * 1e3, 100.0 * sc.bytes_pattern / (ms_p * 1e-3) / g_copy_bw);
     }
+    const psv::cuda::SellCounts lc = psv::cuda::sell_counts(PA);
+    if (lc.slices > 0) {  // SELL-32's byte model next to its times: the slots' columns (and fp32
+                          // values, weighted) and group offsets read once, x at least once, y written
+        const double xy = 4.0 * (double)in.n + 4.0 * (double)in.nc;
+        const double bw = (double)lc.bytes + xy, bp = (double)lc.bytes - 4.0 * (double)lc.slots + xy;
+        const double ms_w = res.psv_w[ki].med, ms_p = res.psv_p[ki].med;
+        std::printf("  sell model: %lld slices, %.3f slots an entry; weighted %.0f MB (%.3f ms at copy, %.0f%% of copy), pattern "
+                    "%.0f MB (%.3f ms, %.0f%%)\n",
+                    (long long)lc.slices, (double)lc.slots / std::max<int64_t>(1, in.nnz), bw / 1e6, bw / g_copy_bw * 1e3,
+                    100.0 * bw / (ms_w * 1e-3) / g_copy_bw, bp / 1e6, bp / g_copy_bw * 1e3, 100.0 * bp / (ms_p * 1e-3) / g_copy_bw);
+    }
     std::fflush(stdout);
 }
 
@@ -416,7 +425,6 @@ static void measure(const Csr &A, Result &res) {
     //     24576 hot columns (24576: 96 KB of shared memory per block, all an SM gives two blocks)
     Probe probe(dev);
     probe.run(A, "as given", {0}, in.X, in.nx, in.Y, res);
-    if (O.sell) run_sell(A, dev, in.X, in.nx, in.Y, in.ref_w, in.ref_p, res);
     Dev<int32_t> rank;
     Dev<uint64_t> skey;
     rank_columns(A, rank, skey, res);
@@ -448,7 +456,7 @@ static void usage() {
                  "usage: psv_bench [--runs R] [--warmup W] [--json F] [--csv F] [--svg F] [--no-algos] [--no-reorder]\n"
                  "                 [--no-flush] [--rwr-max-nnz N] [--algo-max-nnz N] [--seed S] [--contrast|--powerlaw]\n"
                  "                 [--variant tw=N,maxt=M,wl=W,kernel=auto|tc|coo|csr|stream,hot=H,ranked=0|1,prefix=P,sbps=N,srows=N,sppm=N,slap=0|1,swv=N,swin=N,sbr=N]...\n"
-                 "                 [--policy sbps=N,...] [--exhaustive] [--sell] [--tune FILE] MATRIX...\n"
+                 "                 [--policy sbps=N,...] [--exhaustive] [--tune FILE] MATRIX...\n"
                  "  MATRIX: rmat:SCALE[:EF] | stencil:N | PATH[@LABEL]\n"
                  "       psv_bench --capacity [--weighted] [--transpose auto|cache|push] rmat:SCALE[:EF]...\n"
                  "  (capacity: R-MAT generated in chunks into psv's streamed construction, then PageRank)\n"
@@ -528,7 +536,7 @@ static std::vector<std::pair<std::string, std::string>> parse_args(int argc, cha
         else if (a == "--svg") O.svg = next();
         else if (a == "--no-algos") O.algos = false;
         else if (a == "--no-reorder") O.reorder = false;
-        else if (a == "--kernels") {  // comma list of tile-composite, tile-coo, csr (auto is always timed)
+        else if (a == "--kernels") {  // comma list of kernel names (auto is always timed)
             const std::string l = next();
             for (int k = 1; k < kNumKernels; ++k) O.kernel_on[k] = l.find(psv_kernel_name(kKernels[k])) != std::string::npos;
         }
@@ -541,7 +549,6 @@ static std::vector<std::pair<std::string, std::string>> parse_args(int argc, cha
         else if (a == "--variant") O.variants.push_back(parse_variant(next()));
         else if (a == "--policy") O.policy = parse_variant(next(), true);
         else if (a == "--exhaustive") O.exhaustive = true;
-        else if (a == "--sell") O.sell = true;
         else if (a == "--tune") O.tune = next();
         else if (a == "--contrast") kind = "contrast";
         else if (a == "--capacity") kind = "capacity";
