@@ -93,10 +93,13 @@ double csr_bytes(const CudaMatrix &M, size_t vb) {
 // run); beyond, the plain plan reads the CSR's own columns and the matrix keeps its lean
 // footprint. The push product reads the CSR's columns either way.
 constexpr double kWorkingBytesPerRow = 24.0;
-bool encoded_columns_fit(const CudaMatrix &M, const Policy &p, size_t vb) {
-    const double csr = csr_bytes(M, vb);
+// A plan of `extra` bytes beside the CSR and that working set within plan_memory_share.
+bool fits_beside_csr(const CudaMatrix &M, const Policy &p, size_t vb, double extra) {
     const double working = kWorkingBytesPerRow * (double)std::max(M.nrows, M.ncols);
-    return csr + 4.0 * (double)M.nvals + working <= p.plan_memory_share * (double)p.global_bytes;
+    return csr_bytes(M, vb) + extra + working <= p.plan_memory_share * (double)p.global_bytes;
+}
+bool encoded_columns_fit(const CudaMatrix &M, const Policy &p, size_t vb) {
+    return fits_beside_csr(M, p, vb, 4.0 * (double)M.nvals);
 }
 
 // PSV_KERNEL_AUTO's SELL-32 rule (Policy::sell_auto and below): where its size bounds hold and
@@ -105,16 +108,11 @@ bool encoded_columns_fit(const CudaMatrix &M, const Policy &p, size_t vb) {
 bool sell_sized(const CudaMatrix &M, const Policy &p) {
     return p.sell_auto && M.nvals >= p.sell_min_entries && (double)M.nvals >= p.sell_min_row_mean * (double)M.nrows;
 }
-// The SELL-32 plan of `slots` slots beside the CSR and an algorithm's working set
-// (kWorkingBytesPerRow) within plan_memory_share of device memory.
-bool sell_fits(const CudaMatrix &M, const Policy &p, size_t vb, int64_t slots) {
-    const double csr = csr_bytes(M, vb);
-    const double sell = (4.0 + (M.pattern ? 0.0 : (double)vb)) * (double)slots + 8.0 * (double)(M.nrows / kSellRows + 2);
-    const double working = kWorkingBytesPerRow * (double)std::max(M.nrows, M.ncols);
-    return csr + sell + working <= p.plan_memory_share * (double)p.global_bytes;
-}
+// Slots at most sell_max_padding x the entries, the plan (each slot's column and value, each
+// slice's group offset) fitting beside the CSR.
 bool sell_pads_little(const CudaMatrix &M, const Policy &p, size_t vb, int64_t slots) {
-    return slots >= 0 && (double)slots <= p.sell_max_padding * (double)M.nvals && sell_fits(M, p, vb, slots);
+    const double plan = (4.0 + (M.pattern ? 0.0 : (double)vb)) * (double)slots + 8.0 * (double)(M.nrows / kSellRows + 2);
+    return slots >= 0 && (double)slots <= p.sell_max_padding * (double)M.nvals && fits_beside_csr(M, p, vb, plan);
 }
 
 // Lanes per row for the CSR (vector) kernel: about csr_entries_per_lane entries per lane for a

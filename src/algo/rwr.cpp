@@ -70,7 +70,7 @@ bool rwr_device(Backend &be, AlgoSteps &st, const RwrGraph &g, const int64_t *qu
     // iteration's differences are in the columns of the block it ran on: `seen` maps them to the
     // columns of the block launched last (-1: left at a compaction since).
     const bool ahead = st.runs_ahead();
-    std::vector<int32_t> seen((size_t)k), fin_src, fin_dst, keep, ident((size_t)k), moved;
+    std::vector<int32_t> seen((size_t)k), fin_src, fin_dst, keep, ident((size_t)k);
     for (int32_t j = 0; j < k; ++j) seen[j] = ident[j] = j;
     int32_t k_seen = kk;  // columns of the iteration looked at
     launch(1);
@@ -103,13 +103,14 @@ bool rwr_device(Backend &be, AlgoSteps &st, const RwrGraph &g, const int64_t *qu
         // Compact the running block (the state after m + 1 where launched, else after m): R's kept
         // columns into F (free: R_m copied out above, or unused), U's into R; the buffers then
         // trade roles.
-        std::vector<char> finished((size_t)kk, 0);
-        for (int32_t col : fin_src) finished[col] = 1;
+        // seen now maps iteration m + 1's columns (the running block's) to the compacted block's
+        // (-1: finished); keep lists the columns kept
+        std::fill(seen.begin(), seen.begin() + kk, 0);
+        for (int32_t col : fin_src) seen[col] = -1;
         keep.clear();
-        moved.assign((size_t)kk, -1);
         for (int32_t col = 0; col < kk; ++col)
-            if (!finished[col]) {
-                moved[col] = (int32_t)keep.size();
+            if (seen[col] >= 0) {
+                seen[col] = (int32_t)keep.size();
                 keep.push_back(col);
             }
         st.copy_columns(n, R, kk, F, nk, nk, keep.data(), ident.data());
@@ -122,8 +123,6 @@ bool rwr_device(Backend &be, AlgoSteps &st, const RwrGraph &g, const int64_t *qu
             active[jj] = active[keep[jj]];
             q[jj] = q[keep[jj]];
         }
-        // iteration m + 1's columns (those of m) in the compacted block
-        for (int32_t j = 0; j < kk; ++j) seen[j] = moved[j];
         kk = nk;
         be.upload(qd.get(), q.data(), (size_t)kk * sizeof(int64_t));
         if (!next) {
