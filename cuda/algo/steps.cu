@@ -3,6 +3,7 @@
 // and the iteration loop captured as a CUDA graph for small matrices, or launched ahead of the
 // host's read-back where its iterations skip whole (run_loop).
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "core/algo_steps.hpp"
@@ -44,15 +45,18 @@ public:
     bool runs_ahead() const override { return true; }
     void read_post(const void *src, size_t bytes, int slot) override;
     const void *read_wait(int slot) override;
+    void write_post(void *dst, const void *src, size_t bytes) override;
 
     ~CudaAlgoSteps() override {
-        if (read_host_[0] || read_host_[1] || read_done_[0] || read_done_[1]) {
+        if (read_host_[0] || read_host_[1] || read_done_[0] || read_done_[1] || write_host_ || write_done_) {
             (void)cudaSetDevice(be_.device());
             (void)cudaStreamSynchronize(be_.stream());
             for (int i = 0; i < 2; ++i) {
                 if (read_done_[i]) (void)cudaEventDestroy(read_done_[i]);
                 if (read_host_[i]) (void)cudaFreeHost(read_host_[i]);
             }
+            if (write_done_) (void)cudaEventDestroy(write_done_);
+            if (write_host_) (void)cudaFreeHost(write_host_);
             (void)cudaGetLastError();
         }
     }
@@ -74,6 +78,10 @@ private:
     void *read_host_[2] = {nullptr, nullptr};
     size_t read_cap_[2] = {0, 0};
     cudaEvent_t read_done_[2] = {nullptr, nullptr};
+    // write_post's staging (pinned host memory, grown as asked) and the event of its last copy
+    void *write_host_ = nullptr;
+    size_t write_cap_ = 0;
+    cudaEvent_t write_done_ = nullptr;
 };
 
 // ---- PageRank ---------------------------------------------------------------------------------
@@ -316,6 +324,27 @@ const void *CudaAlgoSteps::read_wait(int slot) {
     be_.activate();
     PSV_CUDA_CHECK(cudaEventSynchronize(read_done_[slot]));
     return read_host_[slot];
+}
+
+// The staging is reused once its last copy has run (usually long since: the loops post a write
+// at most once an iteration, after waiting for a read-back).
+void CudaAlgoSteps::write_post(void *dst, const void *src, size_t bytes) {
+    if (!bytes) return;
+    be_.activate();
+    if (!write_done_) PSV_CUDA_CHECK(cudaEventCreateWithFlags(&write_done_, cudaEventDisableTiming));
+    else PSV_CUDA_CHECK(cudaEventSynchronize(write_done_));
+    if (write_cap_ < bytes) {
+        void *h = nullptr;
+        const size_t cap = std::max<size_t>(bytes, 256);
+        PSV_CUDA_CHECK(cudaHostAlloc(&h, cap, cudaHostAllocDefault));
+        if (write_host_) (void)cudaFreeHost(write_host_);
+        write_host_ = h;
+        write_cap_ = cap;
+    }
+    std::memcpy(write_host_, src, bytes);
+    cudaStream_t st = be_.stream();
+    PSV_CUDA_CHECK(cudaMemcpyAsync(dst, write_host_, bytes, cudaMemcpyHostToDevice, st));
+    PSV_CUDA_CHECK(cudaEventRecord(write_done_, st));
 }
 
 // ---- HITS -------------------------------------------------------------------------------------

@@ -84,7 +84,9 @@ void csr_spmm(CudaBackend &be, const CudaMatrix &M, int32_t k, const float *U, f
         be.set_bytes(T, 0, (size_t)M.nrows * (size_t)k * sizeof(float));
         return;
     }
-    int L = 1;
+    // at least 4 lanes: groups of 2 (k = 2) cut the entries into twice the segments of 4, and ran
+    // slower than 4 lanes with two idle
+    int L = 4;
     while (L < k && L < 32) L <<= 1;
     const int64_t groups_per_warp = 32 / L;
     const Policy &p = M.policy;

@@ -124,7 +124,9 @@ bool rwr_device(Backend &be, AlgoSteps &st, const RwrGraph &g, const int64_t *qu
             q[jj] = q[keep[jj]];
         }
         kk = nk;
-        be.upload(qd.get(), q.data(), (size_t)kk * sizeof(int64_t));
+        // in stream order, after iteration m + 1 (launched ahead, it reads the queries as they
+        // were), and without waiting for it
+        st.write_post(qd.get(), q.data(), (size_t)kk * sizeof(int64_t));
         if (!next) {
             for (int32_t j = 0; j < kk; ++j) seen[j] = j;
             k_seen = kk;

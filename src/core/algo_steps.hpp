@@ -116,6 +116,10 @@ public:
     // and returns the slot (valid until its next read_post). The CPU steps copy at once.
     virtual void read_post(const void *src, size_t bytes, int slot) = 0;
     virtual const void *read_wait(int slot) = 0;
+    // Copies `bytes` of host memory at src into backend memory at dst once every step called
+    // before has run, without waiting for them: the steps stage src, which the caller may reuse
+    // when the call returns (the CPU steps copy at once).
+    virtual void write_post(void *dst, const void *src, size_t bytes) = 0;
 };
 
 // The steps of a backend, for that backend (cuda::create_algo_steps throws

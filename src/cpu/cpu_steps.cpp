@@ -32,6 +32,9 @@ public:
                     const float *inv_degree, double c, const int64_t *queries, double *diffs) override;
     void copy_columns(int64_t n, const float *src, int32_t src_k, float *dst, int32_t dst_k, int32_t m,
                       const int32_t *src_cols, const int32_t *dst_cols) override;
+    void write_post(void *dst, const void *src, size_t bytes) override {
+        if (bytes) std::memcpy(dst, src, bytes);
+    }
     bool runs_ahead() const override { return false; }
     void read_post(const void *src, size_t bytes, int slot) override {
         std::vector<unsigned char> &s = slots_[slot & 1];

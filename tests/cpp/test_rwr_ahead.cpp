@@ -67,6 +67,11 @@ public:
         ++posts;
     }
     const void *read_wait(int slot) override { return slots_[slot & 1].data(); }
+    void write_post(void *dst, const void *src, size_t bytes) override {
+        s_.write_post(dst, src, bytes);
+        ++writes;
+    }
+    int64_t writes = 0;
     int64_t posts = 0;
 
 private:
@@ -139,6 +144,8 @@ int main() {
         CHECK_MSG(lo < hi, "the queries all took %d iterations: nothing was compacted", (int)lo);
         // one read-back an iteration: the most iterations of one query, and the one launched ahead
         CHECK_MSG(ahead.posts == hi + 1, "%lld read-backs for %d iterations", (long long)ahead.posts, (int)hi);
+        // each compaction's queries go through write_post (staged, not waited for)
+        CHECK(ahead.writes > 0);
 
         // stopped by max_iterations, some queries converged before it
         ahead.posts = 0;
