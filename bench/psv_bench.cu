@@ -271,10 +271,8 @@ static void time_psv(int ki, psv_matrix *PA, Inputs &in, Result &res) {
                     sc.bytes_pattern / g_copy_bw * 1e3, 100.0 * sc.bytes_pattern / (ms_p * 1e-3) / g_copy_bw);
     }
     const psv::cuda::SellCounts lc = psv::cuda::sell_counts(PA);
-    if (lc.slices > 0) {  // SELL-32's byte model next to its times: the slots' columns (and fp32
-                          // values, weighted) and group offsets read once, x at least once, y written
-        const double xy = 4.0 * (double)in.n + 4.0 * (double)in.nc;
-        const double bw = (double)lc.bytes + xy, bp = (double)lc.bytes - 4.0 * (double)lc.slots + xy;
+    if (lc.slices > 0) {  // SELL-32's byte model next to its times (SellPlan::model_bytes)
+        const double bw = (double)lc.bytes_weighted, bp = (double)lc.bytes_pattern;
         const double ms_w = res.psv_w[ki].med, ms_p = res.psv_p[ki].med;
         std::printf("  sell model: %lld slices, %.3f slots an entry; weighted %.0f MB (%.3f ms at copy, %.0f%% of copy), pattern "
                     "%.0f MB (%.3f ms, %.0f%%)\n",

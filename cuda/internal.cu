@@ -185,6 +185,8 @@ SellCounts sell_counts(const psv_matrix *A) {
     SellCounts r;
     if (M.kernel != PSV_KERNEL_SELL || M.sell.slices == 0) return r;
     r.slices = M.sell.slices, r.slots = M.sell.slots, r.bytes = M.sell.device_bytes();
+    r.bytes_pattern = M.sell.model_bytes(M.nrows, M.ncols, 4, false);
+    r.bytes_weighted = M.sell.model_bytes(M.nrows, M.ncols, 4, true);
     return r;
 }
 

@@ -90,9 +90,11 @@ struct StreamCounts {
 };
 StreamCounts stream_counts(const psv_matrix *A);
 // What a SELL-32 plan (PSV_KERNEL_SELL, or AUTO's rule) holds: its slices, slots (padding
-// included) and device bytes (SellPlan::device_bytes). All zero where A's product is not SELL's.
+// included) and device bytes (SellPlan::device_bytes), and the bytes a product moves by its byte
+// model (SellPlan::model_bytes, fp32 values). All zero where A's product is not SELL's.
 struct SellCounts {
     int64_t slices = 0, slots = 0, bytes = 0;
+    int64_t bytes_pattern = 0, bytes_weighted = 0;
 };
 SellCounts sell_counts(const psv_matrix *A);
 // A store's streamed plan copied to the host: its counts, then each of its arrays (tests compare

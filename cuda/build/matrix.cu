@@ -247,7 +247,7 @@ std::string CudaMatrix::plan_text(int32_t which) const {
     if (which == 0) {
         std::string t = plan.describe();
         if (kernel == PSV_KERNEL_STREAM && stream.parts > 0) t += " (" + stream.describe() + ")";
-        if (kernel == PSV_KERNEL_SELL && sell.slices > 0) t += " (" + sell.describe() + ")";
+        if (kernel == PSV_KERNEL_SELL && sell.slices > 0) t += " (" + sell.describe(nvals) + ")";
         return t;
     }
     return plan_candidates >= 2 ? runner_up.describe() : std::string();
@@ -257,7 +257,7 @@ std::string CudaMatrix::plan_description() const {
     if (kernel == PSV_KERNEL_TILE_COMPOSITE) return "tile-composite form";
     if (kernel == PSV_KERNEL_TILE_COO) return "TILE-COO form";
     if (kernel == PSV_KERNEL_STREAM && stream.parts > 0) return stream.describe();
-    if (kernel == PSV_KERNEL_SELL && sell.slices > 0) return sell.describe();
+    if (kernel == PSV_KERNEL_SELL && sell.slices > 0) return sell.describe(nvals);
     char b[128];
     if (chunks.ranked && chunks.ranked_prefix < ncols)
         std::snprintf(b, sizeof b, "ranked columns (first %lld), %lld hot", (long long)chunks.ranked_prefix,

@@ -168,13 +168,17 @@ struct StreamPlan {
 // column -1 (and value bits zero). The CSR stays beside it (the products of u with absent
 // entries, the k-vector product, the transpose and the push product read it).
 struct SellPlan {
-    int64_t slices = 0, slots = 0, entries = 0;  // slots: 32 x the slices' widths, padding included
-    size_t vb = 0;                               // bytes of a stored value (0: a pattern)
+    int64_t slices = 0, slots = 0;  // slots: 32 x the slices' widths, padding included
     Buffer group;  // int64 [slices + 1]: the first group of 32 slots of each slice
     Buffer col;    // int32 [slots]
-    Buffer val;    // slots x vb (empty for a pattern)
+    Buffer val;    // slots x the matrix's value size (empty for a pattern)
     int64_t device_bytes() const;
-    std::string describe() const;
+    // The bytes one product moves by SELL's byte model: every slot's column (and value, weighted:
+    // vb bytes), the slices' group offsets, x once and y written (vb-byte values).
+    int64_t model_bytes(int64_t nrows, int64_t ncols, size_t vb, bool weighted) const {
+        return slots * (int64_t)(4 + (weighted ? vb : 0)) + 8 * (slices + 1) + (int64_t)vb * (nrows + ncols);
+    }
+    std::string describe(int64_t entries) const;  // entries: the matrix's
 };
 
 class CudaMatrix final : public MatrixStore {

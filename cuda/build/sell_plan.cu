@@ -1,7 +1,8 @@
 // The SELL-32 plan (SellPlan, cuda/build/matrix.cuh): the rows in slices of 32, each slice padded
 // to its longest row and stored column-major (slot k of the slice's 32 rows together), built on
 // the device from the CSR. One pass over the row pointer counts the slots (sell_slot_count, which
-// PSV_KERNEL_AUTO's rule reads before it builds anything), one fills the slots.
+// PSV_KERNEL_AUTO's rule reads before it builds anything; the build takes its slice offsets), one
+// fills the slots.
 #include <algorithm>
 
 #include "cuda/build/build.cuh"
@@ -44,9 +45,12 @@ __global__ void sell_fill_kernel(int64_t n, const int64_t *__restrict__ rp, cons
 
 int64_t slices_of(int64_t nrows) { return (nrows + kSellRows - 1) / kSellRows; }
 
+}  // namespace
+
 // The slices' widths (int32 [slices]) and their running sum, the first group of each slice
 // (int64 [slices + 1]); the slots (32 x the groups).
-int64_t slice_groups(CudaBackend &be, const CudaMatrix &M, Buffer &group) {
+int64_t sell_slot_count(CudaBackend &be, const CudaMatrix &M, Buffer &group) {
+    if (M.nrows == 0 || M.nvals == 0) return 0;
     const int64_t slices = slices_of(M.nrows);
     Buffer width(&be, (size_t)slices * 4);
     const unsigned grid = (unsigned)std::max<int64_t>(1, std::min<int64_t>((slices + 7) / 8, (int64_t)be.sm_count() * 16));
@@ -58,29 +62,21 @@ int64_t slice_groups(CudaBackend &be, const CudaMatrix &M, Buffer &group) {
     return groups * kSellRows;
 }
 
-}  // namespace
-
 int64_t SellPlan::device_bytes() const {
     return (int64_t)(group.size() + col.size() + val.size());
 }
 
-std::string SellPlan::describe() const {
+std::string SellPlan::describe(int64_t entries) const {
     return format("SELL-32: %lld slices, %lld slots (%.3f an entry)", (long long)slices, (long long)slots,
                   entries > 0 ? (double)slots / (double)entries : 1.0);
 }
 
-int64_t sell_slot_count(CudaBackend &be, const CudaMatrix &M) {
-    if (M.nrows == 0 || M.nvals == 0) return 0;
-    Buffer group;
-    return slice_groups(be, M, group);
-}
-
-SellPlan build_sell_plan(CudaBackend &be, const CudaMatrix &M) {
+SellPlan build_sell_plan(CudaBackend &be, const CudaMatrix &M, Buffer &&counted, int64_t counted_slots) {
     SellPlan P;
     if (M.nrows == 0 || M.nvals == 0) return P;
     const int64_t slices = slices_of(M.nrows);
-    Buffer group;
-    const int64_t slots = slice_groups(be, M, group);
+    Buffer group = std::move(counted);
+    const int64_t slots = group.get() ? counted_slots : sell_slot_count(be, M, group);
     const size_t vb = M.pattern ? 0 : type_size(M.type);
     Buffer scol(&be, (size_t)slots * 4), sval(&be, (size_t)slots * vb);
     be.set_bytes(scol.get(), 0xff, scol.size());  // column -1: padding
@@ -100,8 +96,6 @@ SellPlan build_sell_plan(CudaBackend &be, const CudaMatrix &M) {
     be.sync();
     P.slices = slices;
     P.slots = slots;
-    P.entries = M.nvals;
-    P.vb = vb;
     P.group = std::move(group);
     P.col = std::move(scol);
     P.val = std::move(sval);

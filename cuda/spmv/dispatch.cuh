@@ -90,9 +90,11 @@ template <class S> void run_spmv(CudaBackend &be, const CudaMatrix &M, const Spm
         return;
     }
     M.need_csr();  // every other path reads the CSR
-    // the CSR kernels; under STREAM also for u with absent entries and values wider than its
-    // plan's, under SELL for u with absent entries
-    if (a.u_present || M.kernel == PSV_KERNEL_CSR || M.kernel == PSV_KERNEL_STREAM || M.kernel == PSV_KERNEL_SELL) {
+    // the CSR kernels: every plan but the tile kernels' (under STREAM also for u with absent
+    // entries and values wider than its plan's, under SELL for u with absent entries), and u with
+    // absent entries under any plan
+    const bool tiles = M.kernel == PSV_KERNEL_TILE_COMPOSITE || M.kernel == PSV_KERNEL_TILE_COO;
+    if (a.u_present || !tiles) {
         if (!a.u_present && M.chunks.nchunks > 0) {
             launch_csr_chunk(be, M, s, use_vals ? M.val.as<T>() : nullptr, u, t, a.t_present);
             return;

@@ -70,8 +70,8 @@ void launch_sell(CudaBackend &be, const CudaMatrix &M, const S s, bool use_vals,
                  typename S::value_type *t, uint8_t *tp) {
     using T = typename S::value_type;
     const SellPlan &P = M.sell;
-    if (use_vals && P.vb != sizeof(T))
-        fail(PSV_ERROR_PANIC, format("the SELL-32 plan holds %zu-byte values, the product reads %zu", P.vb, sizeof(T)));
+    if (use_vals && type_size(M.type) != sizeof(T))
+        fail(PSV_ERROR_PANIC, format("the SELL-32 plan holds %zu-byte values, the product reads %zu", type_size(M.type), sizeof(T)));
     const int64_t grid = std::max<int64_t>(1, std::min<int64_t>((P.slices + 7) / 8, (int64_t)be.sm_count() * 8));
     sell_kernel<S, kSellUnroll><<<(unsigned)grid, 256, 0, be.stream()>>>(s, M.nrows, P.slices, P.group.as<int64_t>(),
                                                                      P.col.as<int32_t>(), use_vals ? P.val.as<T>() : nullptr,

@@ -192,6 +192,10 @@ void check_explicit(Ctx &C) {
         CHECK_MSG(sc.slices == slices && sc.slots == slots, "slices %lld / %lld, slots %lld / %lld", (long long)sc.slices,
                   (long long)slices, (long long)sc.slots, (long long)slots);
         CHECK(sc.bytes == 8 * (slices + 1) + 12 * slots);
+        // the byte model (fp32 values): every slot's column (and value), the offsets, x and y once
+        const int64_t xy = 4 * (E.nrows + E.ncols);
+        CHECK(sc.bytes_weighted == 8 * slots + 8 * (slices + 1) + xy);
+        CHECK(sc.bytes_pattern == 4 * slots + 8 * (slices + 1) + xy);
         const std::string d = psv::cuda::plan_description(A);
         CHECK_MSG(d.find("SELL-32") == 0, "plan: %s", d.c_str());
         psv_matrix *P = build(C.gpu, E, PSV_FP64, true);
