@@ -298,6 +298,18 @@ void CudaAlgoSteps::run_ahead(const std::function<void()> &iteration, LoopState 
     be_.sync();
 }
 
+// Pinned staging of at least `bytes` in host / cap, grown (the old one freed) where smaller; the
+// caller has waited for the old one's last copy. A failed allocation leaves it as it was.
+static void grow_pinned(void *&host, size_t &cap, size_t bytes) {
+    if (cap >= bytes) return;
+    void *h = nullptr;
+    const size_t c = std::max<size_t>(bytes, 256);
+    PSV_CUDA_CHECK(cudaHostAlloc(&h, c, cudaHostAllocDefault));
+    if (host) (void)cudaFreeHost(host);
+    host = h;
+    cap = c;
+}
+
 // A slot grows only once its last copy has landed (its event); an allocation that fails leaves
 // the slot as it was and throws out of memory.
 void CudaAlgoSteps::read_post(const void *src, size_t bytes, int slot) {
@@ -306,12 +318,7 @@ void CudaAlgoSteps::read_post(const void *src, size_t bytes, int slot) {
     if (!read_done_[slot]) PSV_CUDA_CHECK(cudaEventCreateWithFlags(&read_done_[slot], cudaEventDisableTiming));
     if (read_cap_[slot] < bytes) {
         PSV_CUDA_CHECK(cudaEventSynchronize(read_done_[slot]));
-        void *h = nullptr;
-        const size_t cap = std::max<size_t>(bytes, 256);
-        PSV_CUDA_CHECK(cudaHostAlloc(&h, cap, cudaHostAllocDefault));
-        if (read_host_[slot]) (void)cudaFreeHost(read_host_[slot]);
-        read_host_[slot] = h;
-        read_cap_[slot] = cap;
+        grow_pinned(read_host_[slot], read_cap_[slot], bytes);
     }
     cudaStream_t st = be_.stream();
     if (bytes) PSV_CUDA_CHECK(cudaMemcpyAsync(read_host_[slot], src, bytes, cudaMemcpyDeviceToHost, st));
@@ -333,14 +340,7 @@ void CudaAlgoSteps::write_post(void *dst, const void *src, size_t bytes) {
     be_.activate();
     if (!write_done_) PSV_CUDA_CHECK(cudaEventCreateWithFlags(&write_done_, cudaEventDisableTiming));
     else PSV_CUDA_CHECK(cudaEventSynchronize(write_done_));
-    if (write_cap_ < bytes) {
-        void *h = nullptr;
-        const size_t cap = std::max<size_t>(bytes, 256);
-        PSV_CUDA_CHECK(cudaHostAlloc(&h, cap, cudaHostAllocDefault));
-        if (write_host_) (void)cudaFreeHost(write_host_);
-        write_host_ = h;
-        write_cap_ = cap;
-    }
+    grow_pinned(write_host_, write_cap_, bytes);
     std::memcpy(write_host_, src, bytes);
     cudaStream_t st = be_.stream();
     PSV_CUDA_CHECK(cudaMemcpyAsync(dst, write_host_, bytes, cudaMemcpyHostToDevice, st));

@@ -173,10 +173,16 @@ struct SellPlan {
     Buffer col;    // int32 [slots]
     Buffer val;    // slots x the matrix's value size (empty for a pattern)
     int64_t device_bytes() const;
-    // The bytes one product moves by SELL's byte model: every slot's column (and value, weighted:
-    // vb bytes), the slices' group offsets, x once and y written (vb-byte values).
+    // The bytes a plan of `slots` slots over nrows rows holds: each slot's column and value (vb
+    // bytes, 0 for a pattern), each slice's group offset. AUTO's memory rule asks it before any
+    // plan exists.
+    static int64_t held_bytes(int64_t nrows, int64_t slots, size_t vb) {
+        return slots * (int64_t)(4 + vb) + 8 * ((nrows + kSellRows - 1) / kSellRows + 1);
+    }
+    // The bytes one product moves by SELL's byte model: what the plan holds (the values where
+    // weighted), x once and y written (vb-byte values).
     int64_t model_bytes(int64_t nrows, int64_t ncols, size_t vb, bool weighted) const {
-        return slots * (int64_t)(4 + (weighted ? vb : 0)) + 8 * (slices + 1) + (int64_t)vb * (nrows + ncols);
+        return held_bytes(nrows, slots, weighted ? vb : 0) + (int64_t)vb * (nrows + ncols);
     }
     std::string describe(int64_t entries) const;  // entries: the matrix's
 };

@@ -111,8 +111,8 @@ bool sell_sized(const CudaMatrix &M, const Policy &p) {
 // Slots at most sell_max_padding x the entries, the plan (each slot's column and value, each
 // slice's group offset) fitting beside the CSR.
 bool sell_pads_little(const CudaMatrix &M, const Policy &p, size_t vb, int64_t slots) {
-    const double plan = (4.0 + (M.pattern ? 0.0 : (double)vb)) * (double)slots + 8.0 * (double)(M.nrows / kSellRows + 2);
-    return slots >= 0 && (double)slots <= p.sell_max_padding * (double)M.nvals && fits_beside_csr(M, p, vb, plan);
+    return slots >= 0 && (double)slots <= p.sell_max_padding * (double)M.nvals &&
+           fits_beside_csr(M, p, vb, (double)SellPlan::held_bytes(M.nrows, slots, M.pattern ? 0 : vb));
 }
 
 // Lanes per row for the CSR (vector) kernel: about csr_entries_per_lane entries per lane for a
