@@ -55,12 +55,16 @@ int64_t list_long_rows(CudaBackend &be, const CudaMatrix &M, int64_t min_len, Bu
 ChunkPlan build_chunk_plan(CudaBackend &be, const CudaMatrix &M, const Policy &policy, Buffer &&col_order, bool ranked,
                            int64_t prefix, int64_t hot, size_t hot_vb);
 
-// The SELL-32 plan's slots for M's CSR (32 x the slices' longest rows, summed), counted with
-// one pass over the row pointer, the slices' first groups of 32 slots into group (int64
-// [slices + 1]); and the plan (sell_plan.cu), from those where counted (counted_slots the count),
-// else counted anew.
-int64_t sell_slot_count(CudaBackend &be, const CudaMatrix &M, Buffer &group);
-SellPlan build_sell_plan(CudaBackend &be, const CudaMatrix &M, Buffer &&counted = Buffer(), int64_t counted_slots = 0);
+// The SELL-32 plan's slots for M's CSR (32 x the slices' longest rows, summed) and the slices'
+// first groups of 32 slots (int64 [slices + 1]; none for an empty M), counted with one pass over
+// the row pointer; and the plan (sell_plan.cu), built on a count already taken (else counted
+// anew).
+struct SellSlots {
+    int64_t slots = 0;
+    Buffer group;
+};
+SellSlots sell_slot_count(CudaBackend &be, const CudaMatrix &M);
+SellPlan build_sell_plan(CudaBackend &be, const CudaMatrix &M, SellSlots counted = SellSlots());
 
 // The streamed product's plan of M (stream_plan.cu) for values of vb bytes under policy p. Where M
 // is the transpose of *transposed_from, the entries are read from that matrix (fewer sorting

@@ -320,10 +320,10 @@ void CudaMatrix::rebuild_from(const FormatOptions &opt, const CudaMatrix *transp
     const auto t_model = std::chrono::steady_clock::now();
     const tuning::MatrixStats ms = model_stats(*this, cs, vb);
     // SELL-32's slots, where AUTO's rule may take it (the slices' offsets kept for its build)
-    Buffer sell_group;
-    const int64_t sell_slots = k == PSV_KERNEL_AUTO && nvals > 0 && sell_sized(*this, p) && !power_law(*this, cs, p)
-                                   ? sell_slot_count(*be_, *this, sell_group)
-                                   : -1;
+    SellSlots sell_count;
+    const bool sell_counted = k == PSV_KERNEL_AUTO && nvals > 0 && sell_sized(*this, p) && !power_law(*this, cs, p);
+    if (sell_counted) sell_count = sell_slot_count(*be_, *this);
+    const int64_t sell_slots = sell_counted ? sell_count.slots : -1;
     // the candidates AUTO may choose among, ranked by the model's time where there is a table
     const std::vector<tuning::Plan> cands = auto_candidates(*this, p, vb, opt, sell_slots);
     std::vector<tuning::Ranked> ranking;
@@ -438,7 +438,7 @@ void CudaMatrix::rebuild_from(const FormatOptions &opt, const CudaMatrix *transp
     StreamPlan sp;  // an empty matrix's STREAM runs the CSR kernel (no plan)
     if (k == PSV_KERNEL_STREAM && nvals > 0) sp = build_stream_plan(*be_, *this, p, vb, transposed_from);
     SellPlan sl;  // an empty matrix's SELL runs the CSR kernel (no plan)
-    if (k == PSV_KERNEL_SELL && nvals > 0) sl = build_sell_plan(*be_, *this, std::move(sell_group), sell_slots);
+    if (k == PSV_KERNEL_SELL && nvals > 0) sl = build_sell_plan(*be_, *this, std::move(sell_count));
     // the CSR kernel's plan (it also serves products whose input vector has absent entries)
     const int32_t lanes = csr_lanes_for(p, nvals, nrows);
     const int64_t long_min = p.csr_long_per_lane * (int64_t)lanes;

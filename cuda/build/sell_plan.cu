@@ -49,17 +49,19 @@ int64_t slices_of(int64_t nrows) { return (nrows + kSellRows - 1) / kSellRows; }
 
 // The slices' widths (int32 [slices]) and their running sum, the first group of each slice
 // (int64 [slices + 1]); the slots (32 x the groups).
-int64_t sell_slot_count(CudaBackend &be, const CudaMatrix &M, Buffer &group) {
-    if (M.nrows == 0 || M.nvals == 0) return 0;
+SellSlots sell_slot_count(CudaBackend &be, const CudaMatrix &M) {
+    SellSlots r;
+    if (M.nrows == 0 || M.nvals == 0) return r;
     const int64_t slices = slices_of(M.nrows);
     Buffer width(&be, (size_t)slices * 4);
     const unsigned grid = (unsigned)std::max<int64_t>(1, std::min<int64_t>((slices + 7) / 8, (int64_t)be.sm_count() * 16));
     slice_width_kernel<<<grid, 256, 0, be.stream()>>>(M.nrows, slices, M.row_ptr.as<int64_t>(), width.as<int32_t>());
     PSV_CUDA_LAUNCH_CHECK();
-    counts_to_row_ptr(be, slices, width.as<int32_t>(), group);
+    counts_to_row_ptr(be, slices, width.as<int32_t>(), r.group);
     int64_t groups = 0;
-    be.download(&groups, group.as<int64_t>() + slices, 8);
-    return groups * kSellRows;
+    be.download(&groups, r.group.as<int64_t>() + slices, 8);
+    r.slots = groups * kSellRows;
+    return r;
 }
 
 int64_t SellPlan::device_bytes() const {
@@ -71,12 +73,13 @@ std::string SellPlan::describe(int64_t entries) const {
                   entries > 0 ? (double)slots / (double)entries : 1.0);
 }
 
-SellPlan build_sell_plan(CudaBackend &be, const CudaMatrix &M, Buffer &&counted, int64_t counted_slots) {
+SellPlan build_sell_plan(CudaBackend &be, const CudaMatrix &M, SellSlots counted) {
     SellPlan P;
     if (M.nrows == 0 || M.nvals == 0) return P;
     const int64_t slices = slices_of(M.nrows);
-    Buffer group = std::move(counted);
-    const int64_t slots = group.get() ? counted_slots : sell_slot_count(be, M, group);
+    if (!counted.group.get()) counted = sell_slot_count(be, M);
+    Buffer group = std::move(counted.group);
+    const int64_t slots = counted.slots;
     const size_t vb = M.pattern ? 0 : type_size(M.type);
     Buffer scol(&be, (size_t)slots * 4), sval(&be, (size_t)slots * vb);
     be.set_bytes(scol.get(), 0xff, scol.size());  // column -1: padding

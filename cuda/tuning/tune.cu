@@ -209,8 +209,7 @@ void CudaBackend::tune(const std::string &path_in, int32_t effort, bool progress
         // SELL-32 where its slices pad the entries by at most half (beyond the rule's bound, for
         // the fit's range)
         all.sell_max_padding = std::max(policy_.sell_max_padding, 1.5);
-        Buffer sell_group;  // the count's slice offsets (each candidate's rebuild counts its own)
-        const std::vector<tuning::Plan> plans = auto_candidates(M, all, 4, base, sell_slot_count(*this, M, sell_group));
+        const std::vector<tuning::Plan> plans = auto_candidates(M, all, 4, base, sell_slot_count(*this, M).slots);
         for (const tuning::Plan &plan : plans) {
             M.rebuild(options_for(plan));
             for (int w = 0; w < 2; ++w) {
