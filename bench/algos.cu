@@ -48,6 +48,7 @@ void time_psv_pagerank(AlgoInputs &in, Result &res) {
     double t0 = now_s();
     PK(psv_pagerank(&rank, &it, in.PA, kDamping, kTol, kMaxIt));
     const double first = now_s() - t0;
+    res.transpose_bytes = (double)psv::cuda::transpose_device_bytes(in.PA);
     std::vector<double> tp;
     for (int rep = 0; rep < O.alg_reps; ++rep) {
         psv_vector_free(&rank);
@@ -135,9 +136,10 @@ void time_pagerank(AlgoInputs &in, Result &res) {
     time_psv_pagerank(in, res);
     time_psv_pagerank_plain(in, res);
     time_cs_pagerank(in, res);
-    std::printf("PageRank: psv %.4f s (%d it, %.3f ms/it; first call +%.3f s transpose)  cuSPARSE %.4f s (%d it, %.3f ms/it)"
-                "  L1 diff %.2e max rel %.2e\n",
-                res.pr_psv, res.pr_it_psv, 1e3 * res.pr_iter_psv(), res.transpose_s, res.pr_cs, res.pr_it_cs,
+    std::printf("PageRank: psv %.4f s (%d it, %.3f ms/it; first call +%.3f s transpose, A' holds %.2f bytes an entry)  cuSPARSE"
+                " %.4f s (%d it, %.3f ms/it)  L1 diff %.2e max rel %.2e\n",
+                res.pr_psv, res.pr_it_psv, 1e3 * res.pr_iter_psv(), res.transpose_s, res.transpose_bytes / (double)in.nnz,
+                res.pr_cs, res.pr_it_cs,
                 1e3 * res.pr_iter_cs(), res.pr_l1, res.pr_maxrel);
     std::fflush(stdout);
 }

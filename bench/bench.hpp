@@ -218,6 +218,7 @@ struct Result {
     // algorithms (seconds)
     int pr_it_psv = -1, pr_it_cs = -1;
     double pr_psv = NAN, pr_cs = NAN, pr_l1 = NAN, pr_maxrel = NAN, transpose_s = NAN;
+    double transpose_bytes = NAN;  // device bytes of A's cached transpose after PageRank's first call
     double pr_psv1 = NAN, pr_cs1 = NAN;  // one iteration (setup + 1): per-iteration = (full - one) / (it - 1)
     double pr_iter_psv() const { return pr_it_psv > 1 ? (pr_psv - pr_psv1) / (pr_it_psv - 1) : pr_psv; }
     double pr_iter_cs() const { return pr_it_cs > 1 ? (pr_cs - pr_cs1) / (pr_it_cs - 1) : pr_cs; }

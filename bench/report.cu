@@ -137,7 +137,7 @@ static void json_matrix(FILE *f, const Result &r) {
     jnum(f, "bw_share_best_cusparse", eff_share(r, b));
     jnum(f, "pagerank_psv_s", r.pr_psv), jnum(f, "pagerank_psv_it", r.pr_it_psv), jnum(f, "pagerank_cusparse_s", r.pr_cs);
     jnum(f, "pagerank_cusparse_it", r.pr_it_cs), jnum(f, "pagerank_l1_diff", r.pr_l1), jnum(f, "pagerank_max_rel_diff", r.pr_maxrel);
-    jnum(f, "transpose_build_s", r.transpose_s), jnum(f, "pagerank_psv_1it_s", r.pr_psv1), jnum(f, "pagerank_cusparse_1it_s", r.pr_cs1);
+    jnum(f, "transpose_build_s", r.transpose_s), jnum(f, "transpose_bytes", r.transpose_bytes), jnum(f, "pagerank_psv_1it_s", r.pr_psv1), jnum(f, "pagerank_cusparse_1it_s", r.pr_cs1);
     jnum(f, "pagerank_psv_ms_per_it", 1e3 * r.pr_iter_psv()), jnum(f, "pagerank_cusparse_ms_per_it", 1e3 * r.pr_iter_cs());
     jnum(f, "hits_psv_s", r.hits_psv), jnum(f, "hits_psv_it", r.hits_it_psv), jnum(f, "hits_cusparse_s", r.hits_cs);
     jnum(f, "hits_cusparse_it", r.hits_it_cs), jnum(f, "hits_l1_diff", r.hits_l1);

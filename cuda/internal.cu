@@ -194,6 +194,12 @@ bool transpose_csr_pending(const psv_matrix *A) {
     return A->transpose && as_cuda(*A->transpose).csr_pending();
 }
 
+int64_t transpose_device_bytes(const psv_matrix *A) {
+    ContextCore &c = core_of(A);
+    std::lock_guard<std::recursive_mutex> g(c.mutex);
+    return A->transpose ? A->transpose->device_bytes() : 0;
+}
+
 bool column_lengths_kept(const psv_matrix *A) { return as_cuda(*A->store).has_column_lengths(); }
 
 StreamPlanCopy download_stream_plan(const MatrixStore &A) {
@@ -210,6 +216,13 @@ StreamPlanCopy download_stream_plan(const MatrixStore &A) {
     }
     return r;
 }
+
+bool stream_values_pending(const MatrixStore &A) {
+    const CudaMatrix &M = as_cuda(A);
+    return M.kernel == PSV_KERNEL_STREAM && M.stream.values_pending;
+}
+void need_stream_values(const MatrixStore &A) { as_cuda(A).need_stream_values(); }
+void need_csr(const MatrixStore &A) { as_cuda(A).need_csr(); }
 
 psv_matrix *wrap_matrix(psv_context *ctx, std::unique_ptr<MatrixStore> store) {
     ContextCore &c = core_of(ctx);

@@ -104,9 +104,17 @@ struct StreamPlanCopy {
     std::vector<std::vector<uint8_t>> arrays;
 };
 StreamPlanCopy download_stream_plan(const MatrixStore &M);
+// Whether a store's streamed plan was built without its values (StreamPlan::values_pending); the
+// plan built again with them (CudaMatrix::need_stream_values); a transpose's entries built now
+// (CudaMatrix::need_csr).
+bool stream_values_pending(const MatrixStore &M);
+void need_stream_values(const MatrixStore &M);
+void need_csr(const MatrixStore &M);
 // Whether A's cached transpose (A' products) holds its row pointer alone, its entries not yet
 // built (CudaMatrix::csr_pending); false where none is cached.
 bool transpose_csr_pending(const psv_matrix *A);
+// The device bytes A's cached transpose holds (0 where none is cached).
+int64_t transpose_device_bytes(const psv_matrix *A);
 // Whether A holds its column lengths as its ranking counted them (CudaMatrix::column_lengths: its
 // transpose's row pointer is then their sum, not counted again).
 bool column_lengths_kept(const psv_matrix *A);

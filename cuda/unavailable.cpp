@@ -52,7 +52,11 @@ void set_tuning_table(psv_context *, const tuning::Table &, tuning::Source) { un
 StreamCounts stream_counts(const psv_matrix *) { unavailable(); }
 SellCounts sell_counts(const psv_matrix *) { unavailable(); }
 StreamPlanCopy download_stream_plan(const MatrixStore &) { unavailable(); }
+bool stream_values_pending(const MatrixStore &) { unavailable(); }
+void need_stream_values(const MatrixStore &) { unavailable(); }
+void need_csr(const MatrixStore &) { unavailable(); }
 bool transpose_csr_pending(const psv_matrix *) { unavailable(); }
+int64_t transpose_device_bytes(const psv_matrix *) { unavailable(); }
 bool column_lengths_kept(const psv_matrix *) { unavailable(); }
 psv_matrix *wrap_matrix(psv_context *, std::unique_ptr<MatrixStore>) { unavailable(); }
 Backend &backend_of(psv_context *) { unavailable(); }

@@ -343,6 +343,15 @@ void CudaMatrix::need_csr() const {
     csr_source_ = nullptr;
 }
 
+void CudaMatrix::need_stream_values() const {
+    if (kernel != PSV_KERNEL_STREAM || !stream.values_pending) return;
+    be_->activate();
+    // the same shape (the last rebuild's policy and value size), read from the transposed matrix
+    // while this one's entries are not built; built whole before it replaces the plan held
+    StreamPlan with = build_stream_plan(*be_, *this, policy, stream.vb, csr_source_, true);
+    stream = std::move(with);
+}
+
 std::unique_ptr<MatrixStore> CudaMatrix::symmetric_pattern() const {
     be_->activate();
     need_csr();

@@ -436,7 +436,9 @@ void CudaMatrix::rebuild_from(const FormatOptions &opt, const CudaMatrix *transp
         cs = std::move(fs);
     }
     StreamPlan sp;  // an empty matrix's STREAM runs the CSR kernel (no plan)
-    if (k == PSV_KERNEL_STREAM && nvals > 0) sp = build_stream_plan(*be_, *this, p, vb, transposed_from);
+    // a transpose without its entries (PageRank's and HITS's A') builds its plan without values:
+    // their products read none (need_stream_values builds them for a product that does)
+    if (k == PSV_KERNEL_STREAM && nvals > 0) sp = build_stream_plan(*be_, *this, p, vb, transposed_from, !csr_pending());
     SellPlan sl;  // an empty matrix's SELL runs the CSR kernel (no plan)
     if (k == PSV_KERNEL_SELL && nvals > 0) sl = build_sell_plan(*be_, *this, std::move(sell_count));
     // the CSR kernel's plan (it also serves products whose input vector has absent entries)

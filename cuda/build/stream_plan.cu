@@ -319,7 +319,8 @@ Buffer build_entries(CudaBackend &be, const CudaMatrix &src, StreamPlan &S, int 
 
 }  // namespace
 
-StreamPlan build_stream_plan(CudaBackend &be, const CudaMatrix &M, const Policy &p, size_t vb, const CudaMatrix *transposed_from) {
+StreamPlan build_stream_plan(CudaBackend &be, const CudaMatrix &M, const Policy &p, size_t vb, const CudaMatrix *transposed_from,
+                             bool with_values) {
     cudaStream_t st = be.stream();
     const int64_t nnz = M.nvals, nrows = M.nrows, ncols = M.ncols;
     const int64_t *rp = M.row_ptr.as<int64_t>();
@@ -329,6 +330,7 @@ StreamPlan build_stream_plan(CudaBackend &be, const CudaMatrix &M, const Policy 
         fail(PSV_ERROR_INVALID_VALUE, "the streamed plan of a transpose reads a matrix of the transposed shape");
     StreamPlan S;
     S.vb = vb;
+    S.values_pending = !M.pattern && !with_values;
     const Policy::StreamShape shape = p.stream_shape(nrows, vb);
     S.rows = shape.rows;
     S.slots = shape.slots;
@@ -343,8 +345,8 @@ StreamPlan build_stream_plan(CudaBackend &be, const CudaMatrix &M, const Policy 
     const int64_t max_pieces = S.parts + nnz / S.slots + 1;
     const bool key32 = std::max(1, bits_for((uint64_t)max_pieces)) + rbits <= 32;
     // what an entry carries through the sorts: its row, and its value (at most 4 bytes) or the
-    // value's place (8 bytes)
-    const int cv = M.pattern ? 0 : (int)type_size(M.type);
+    // value's place (8 bytes); its row alone where the plan holds no values
+    const int cv = M.pattern || S.values_pending ? 0 : (int)type_size(M.type);
     auto entries = [&](auto tr, auto k) -> Buffer {
         constexpr bool TR = decltype(tr)::value;
         using K = decltype(k);

@@ -211,7 +211,10 @@ int plan_counts(psv_context *gpu, const gputest::Edges &E, const psv::cuda::Poli
 
 // A transpose's plan, read from the entries of the matrix it transposes (PageRank's and HITS's A'),
 // equals the plan built from its own entries, array for array.
-// Valued: the values (of 1, 4 or 8 bytes) travel with the entries, or (8) their places.
+// Valued: the transpose's plan is built without values (its entries not built, none of its
+// products reads them) and holds at least a value an entry less; built again with them (as a
+// product that reads them does), from A or, once its entries are built, from its own, the values
+// (of 1, 4 or 8 bytes) travel with the entries, or (8) their places.
 int transpose_plan(psv_context *gpu, const gputest::Edges &E, bool valued, const char *name, psv_type type = PSV_FP32) {
     psv_context_set_option(gpu, PSV_OPT_KERNEL, PSV_KERNEL_STREAM);
     const int64_t nnz = (int64_t)E.rows.size();
@@ -231,8 +234,29 @@ int transpose_plan(psv_context *gpu, const gputest::Edges &E, bool valued, const
             PSV_SUCCESS);
     try {
         const std::unique_ptr<psv::MatrixStore> T = psv::cuda::store_of(A).transposed();
+        const int64_t vsize = !valued ? 0 : type == PSV_FP64 ? 8 : type == PSV_BOOL ? 1 : 4;
+        const int64_t no_values = T->device_bytes();
+        CHECK_MSG(psv::cuda::stream_values_pending(*T) == valued, "%s (type %d): a %s transpose's plan %s values", name,
+                  (int)type, valued ? "valued" : "pattern", psv::cuda::stream_values_pending(*T) ? "without" : "with");
+        psv::cuda::need_stream_values(*T);  // read from A: its entries still not built
+        CHECK_MSG(!psv::cuda::stream_values_pending(*T) && T->device_bytes() >= no_values + vsize * T->nvals,
+                  "%s (type %d): the plan held %lld bytes without values, %lld with", name, (int)type, (long long)no_values,
+                  (long long)T->device_bytes());
         const psv::cuda::StreamPlanCopy from_a = psv::cuda::download_stream_plan(*T);
         const int64_t lean = T->device_bytes();
+        if (valued) {  // the same plan where the values are read from the transpose's own entries
+            const std::unique_ptr<psv::MatrixStore> T2 = psv::cuda::store_of(A).transposed();
+            psv::cuda::need_csr(*T2);
+            CHECK_MSG(psv::cuda::stream_values_pending(*T2), "%s: the plan has values before a product reads them", name);
+            psv::cuda::need_stream_values(*T2);
+            const psv::cuda::StreamPlanCopy from_own = psv::cuda::download_stream_plan(*T2);
+            size_t d2 = 0;
+            for (size_t k = 0; k < from_own.arrays.size() && k < from_a.arrays.size(); ++k) d2 += from_a.arrays[k] != from_own.arrays[k];
+            CHECK_MSG(!psv::cuda::stream_values_pending(*T2) && from_own.counts == from_a.counts &&
+                          from_own.arrays.size() == from_a.arrays.size() && d2 == 0,
+                      "%s (type %d): the values' plan from the transpose's entries differs from A's (%zu arrays differ)", name,
+                      (int)type, d2);
+        }
         psv::FormatOptions fo;
         fo.kernel = PSV_KERNEL_STREAM;
         T->rebuild(fo);  // its own plan reads its own entries: built first
