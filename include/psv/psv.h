@@ -203,9 +203,11 @@ typedef int32_t psv_kernel;
                                           partition) pair, then each partition stages its
                                           pairs a piece at a time and sums its rows there.
                                           Extra device memory: 4 bytes per entry (plus a copy
-                                          of the values, weighted) and about 6 per pair. AUTO
-                                          chooses it for power-law matrices of at least 2^23
-                                          entries. CPU: the CSR loop */
+                                          of the values, weighted; the cached A' of PageRank
+                                          and HITS holds none until a product that reads
+                                          values builds them, on its first call) and about 6
+                                          per pair. AUTO chooses it for power-law matrices of
+                                          at least 2^23 entries. CPU: the CSR loop */
 #define PSV_KERNEL_SELL            5  /* CUDA: sliced ELLPACK (SELL-32): the rows in slices of
                                           32, each slice padded to its longest row and stored
                                           column-major; a warp per slice, a lane per row, every
