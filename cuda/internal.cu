@@ -217,10 +217,7 @@ StreamPlanCopy download_stream_plan(const MatrixStore &A) {
     return r;
 }
 
-bool stream_values_pending(const MatrixStore &A) {
-    const CudaMatrix &M = as_cuda(A);
-    return M.kernel == PSV_KERNEL_STREAM && M.stream.values_pending;
-}
+bool stream_values_pending(const MatrixStore &A) { return as_cuda(A).stream_values_pending(); }
 void need_stream_values(const MatrixStore &A) { as_cuda(A).need_stream_values(); }
 void need_csr(const MatrixStore &A) { as_cuda(A).need_csr(); }
 

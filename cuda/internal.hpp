@@ -104,7 +104,7 @@ struct StreamPlanCopy {
     std::vector<std::vector<uint8_t>> arrays;
 };
 StreamPlanCopy download_stream_plan(const MatrixStore &M);
-// Whether a store's streamed plan was built without its values (StreamPlan::values_pending); the
+// Whether a store's streamed plan was built without its values (CudaMatrix::stream_values_pending); the
 // plan built again with them (CudaMatrix::need_stream_values); a transpose's entries built now
 // (CudaMatrix::need_csr).
 bool stream_values_pending(const MatrixStore &M);

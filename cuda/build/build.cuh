@@ -69,7 +69,7 @@ SellPlan build_sell_plan(CudaBackend &be, const CudaMatrix &M, SellSlots counted
 // The streamed product's plan of M (stream_plan.cu) for values of vb bytes under policy p. Where M
 // is the transpose of *transposed_from, the entries are read from that matrix (fewer sorting
 // passes); the plan is the same. Without values (with_values false, M valued), the plan carries
-// none through its sorts and holds none (StreamPlan::values_pending).
+// none through its sorts and holds none (CudaMatrix::stream_values_pending).
 StreamPlan build_stream_plan(CudaBackend &be, const CudaMatrix &M, const Policy &p, size_t vb,
                              const CudaMatrix *transposed_from = nullptr, bool with_values = true);
 // Tuples delivered in chunks on the device (assemble.cu): deliver(first, n, rows, cols, vals)

@@ -344,7 +344,7 @@ void CudaMatrix::need_csr() const {
 }
 
 void CudaMatrix::need_stream_values() const {
-    if (kernel != PSV_KERNEL_STREAM || !stream.values_pending) return;
+    if (!stream_values_pending()) return;
     be_->activate();
     // the same shape (the last rebuild's policy and value size), read from the transposed matrix
     // while this one's entries are not built; built whole before it replaces the plan held

@@ -131,11 +131,8 @@ struct StreamPlan {
     Buffer order;        // int32 [parts]: the partitions by entries, most first (the launch order)
     Buffer ent;          // uint32 [entries]: row in partition << 16 | slot in piece, each piece laid out by
                          // StreamPieceShape; 0xffffffff pads a piece's last group
-    Buffer val;          // [entries] values in ent's order (empty for a pattern, and while values_pending)
-    // a valued matrix's plan built without its values (a transpose without its entries:
-    // PageRank's and HITS's A', whose products read none); CudaMatrix::need_stream_values builds
-    // the plan again with them for the first product that reads them
-    bool values_pending = false;
+    Buffer val;          // [entries] values in ent's order (empty for a pattern, and for a plan built
+                         // without them: CudaMatrix::stream_values_pending)
     Buffer nonempty;     // uint32 [(nrows + 31) / 32]: bit i set where row i has an entry
     // the scatter's items: the pairs in (column block, partition, column) order; a run is the
     // items of one column block and partition (consecutive in pv)
@@ -267,9 +264,14 @@ public:
     int64_t n_long_rows = 0;
     ChunkPlan chunks;
     mutable StreamPlan stream;  // need_stream_values may build it again, with values
-    // A plan built without its values (StreamPlan::values_pending) built again with them: from the
-    // matrix this one transposes while its entries are not built, else from its own entries. Every
-    // streamed product that reads values calls it first. On failure the plan is left as it was.
+    // Whether this valued matrix's streamed plan was built without its values (a transpose without
+    // its entries: PageRank's and HITS's A', whose products read none): its value copy is empty.
+    bool stream_values_pending() const {
+        return kernel == PSV_KERNEL_STREAM && !pattern && stream.parts > 0 && stream.val.size() == 0;
+    }
+    // Such a plan built again with its values: from the matrix this one transposes while its
+    // entries are not built, else from its own entries. The streamed product calls it before it
+    // reads values (launch_stream_with). On failure the plan is left as it was.
     void need_stream_values() const;
     SellPlan sell;
     // the performance model's view of the last rebuild (plan.cu): the plan built, its predicted

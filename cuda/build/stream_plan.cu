@@ -330,7 +330,6 @@ StreamPlan build_stream_plan(CudaBackend &be, const CudaMatrix &M, const Policy 
         fail(PSV_ERROR_INVALID_VALUE, "the streamed plan of a transpose reads a matrix of the transposed shape");
     StreamPlan S;
     S.vb = vb;
-    S.values_pending = !M.pattern && !with_values;
     const Policy::StreamShape shape = p.stream_shape(nrows, vb);
     S.rows = shape.rows;
     S.slots = shape.slots;
@@ -346,7 +345,7 @@ StreamPlan build_stream_plan(CudaBackend &be, const CudaMatrix &M, const Policy 
     const bool key32 = std::max(1, bits_for((uint64_t)max_pieces)) + rbits <= 32;
     // what an entry carries through the sorts: its row, and its value (at most 4 bytes) or the
     // value's place (8 bytes); its row alone where the plan holds no values
-    const int cv = M.pattern || S.values_pending ? 0 : (int)type_size(M.type);
+    const int cv = M.pattern || !with_values ? 0 : (int)type_size(M.type);
     auto entries = [&](auto tr, auto k) -> Buffer {
         constexpr bool TR = decltype(tr)::value;
         using K = decltype(k);

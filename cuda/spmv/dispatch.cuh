@@ -82,7 +82,6 @@ template <class S> void run_spmv(CudaBackend &be, const CudaMatrix &M, const Spm
     if (n == 0) return;
     const bool use_vals = !M.pattern && a.mul != PSV_SECOND && a.mul != PSV_PAIR;
     if (M.kernel == PSV_KERNEL_STREAM && !a.u_present && sizeof(T) <= M.stream.vb) {
-        if (use_vals) M.need_stream_values();  // (a plan built without them: PageRank's A')
         launch_stream(be, M, s, use_vals, u, t, a.t_present);
         return;
     }

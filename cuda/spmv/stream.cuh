@@ -306,6 +306,7 @@ void launch_stream_with(CudaBackend &be, const CudaMatrix &M, const S s, bool us
     using T = typename S::value_type;
     using Acc = typename S::acc_type;
     static_assert(sizeof(Acc) <= 8, "the plan counts 8 bytes a row");
+    if (use_vals) M.need_stream_values();  // a plan built without them (PageRank's A') built again with them
     const StreamPlan &P = M.stream;
     cudaStream_t st = be.stream();
     T *pv = P.pv.as<T>();
