@@ -209,6 +209,7 @@ StreamPlanCopy download_stream_plan(const MatrixStore &A) {
     if (M.kernel != PSV_KERNEL_STREAM || P.parts == 0) return r;
     r.counts = {P.parts, P.rows, P.slots, P.pieces, P.pairs, P.runs, P.entries, P.column_block, P.column_blocks, P.splits,
                 P.max_part_entries, (int64_t)P.vb};
+    r.piece_sorted = P.piece_sorted;
     for (const Buffer *b : P.arrays()) {
         std::vector<uint8_t> h(b->size());
         if (!h.empty()) M.be_->download(h.data(), b->get(), h.size());

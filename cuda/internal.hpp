@@ -102,6 +102,7 @@ SellCounts sell_counts(const psv_matrix *A);
 struct StreamPlanCopy {
     std::vector<int64_t> counts;
     std::vector<std::vector<uint8_t>> arrays;
+    bool piece_sorted = false;  // StreamPlan::piece_sorted: how its entries were sorted
 };
 StreamPlanCopy download_stream_plan(const MatrixStore &M);
 // Whether a store's streamed plan was built without its values (CudaMatrix::stream_values_pending); the

@@ -125,6 +125,7 @@ struct StreamPlan {
     int64_t column_block = 0, column_blocks = 0, splits = 0;  // scatter: x window, blocks per window
     int64_t max_part_entries = 0;                             // the most entries of one partition
     size_t vb = 0;                                            // the value size the slots were counted for
+    bool piece_sorted = false;  // its entries sorted by row piece by piece in shared memory (else by one radix sort)
     Buffer part_piece;   // int32 [parts + 1]: first piece of each partition
     Buffer piece_pair;   // uint32 [pieces + 1]: first pair (position in pv) of each piece
     Buffer piece_entry;  // int64 [pieces + 1]: first entry (position in ent) of each piece, a multiple of 4

@@ -97,32 +97,141 @@ __global__ void iota_kernel(int64_t n, uint32_t *v) {
     PSV_GRID_LOOP(i, n) v[i] = (uint32_t)i;
 }
 
-// the first entry (sorted order) of each piece, and its length padded to a multiple of 4
-template <class K> __global__ void piece_bounds_kernel(int64_t pieces, int64_t nnz, const K *skey2, int rbits, int64_t *raw) {
-    PSV_GRID_LOOP(g, pieces + 1) raw[g] = lower_bound_d<K>(skey2, nnz, (K)((uint64_t)g << rbits));
+// the first entry (pair order) of each piece: the first whose pair is its first pair, and each
+// piece's length padded to a multiple of 4 (its id beside, for the launch order)
+__global__ void piece_first_kernel(int64_t pieces, int64_t nnz, const uint32_t *pid1, const uint32_t *gp, int64_t *first) {
+    PSV_GRID_LOOP(g, pieces + 1) first[g] = lower_bound_d<uint32_t>(pid1, nnz, gp[g] + 1);
 }
-__global__ void piece_padded_kernel(int64_t pieces, const int64_t *raw, int64_t *padded) {
-    PSV_GRID_LOOP(g, pieces + 1) padded[g] = g < pieces ? (raw[g + 1] - raw[g] + 3) / 4 * 4 : 0;
+__global__ void piece_padded_kernel(int64_t pieces, const int64_t *first, int64_t *padded, int32_t *id) {
+    PSV_GRID_LOOP(g, pieces + 1) {
+        padded[g] = g < pieces ? (first[g + 1] - first[g] + 3) / 4 * 4 : 0;
+        id[g] = (int32_t)g;
+    }
 }
 
-// entry i of the sorted order to its place: its piece's ranges of groups of 4, group-interleaved
-// (StreamPieceShape, cuda/build/matrix.cuh); ent and (valued) the source position of its value
+// Sorted entry j of a piece (its entries' first place ge0, its shape sh) to its place in ent:
+// the piece's ranges of groups of 4, group-interleaved (StreamPieceShape, cuda/build/matrix.cuh).
+__device__ __forceinline__ int64_t piece_place(int64_t ge0, const StreamPieceShape &sh, int64_t j) {
+    const int64_t J = j / 4, lead = sh.a * sh.groups_long;  // the groups of the longer ranges
+    const int64_t t = J < lead ? J / sh.groups_long : sh.a + (J - lead) / (sh.groups_long - 1);
+    const int64_t q = J < lead ? J % sh.groups_long : (J - lead) % (sh.groups_long - 1);
+    return ge0 + 4 * (q * kStreamThreads + t) + j % 4;
+}
+// An entry's carry at place d: ent, and (valued) its value or the source position of its value.
+template <int CV> __device__ __forceinline__ void put_entry(int64_t d, Carry<CV> w, uint32_t *ent, uint32_t *src, uint8_t *val) {
+    ent[d] = (uint32_t)w;
+    if constexpr (CV == 8) src[d] = (uint32_t)(w >> 32);
+    else if constexpr (CV == 4) reinterpret_cast<uint32_t *>(val)[d] = (uint32_t)(w >> 32);
+    else if constexpr (CV == 1) val[d] = (uint8_t)(w >> 32);
+}
+
+// entry i of the sorted order (the radix sort of all the entries) to its place
 template <class K, int CV>
-__global__ void place_kernel(int64_t nnz, const K *skey2, const Carry<CV> *sv2, int rbits, const int64_t *raw,
+__global__ void place_kernel(int64_t nnz, const K *skey2, const Carry<CV> *sv2, int rbits, const int64_t *first,
                              const int64_t *ge, uint32_t *ent, uint32_t *src, uint8_t *val) {
     PSV_GRID_LOOP(i, nnz) {
         const int64_t g = (int64_t)(skey2[i] >> rbits);
-        const int64_t j = i - raw[g], J = j / 4;
         const StreamPieceShape sh = StreamPieceShape::of((ge[g + 1] - ge[g]) / 4);
-        const int64_t lead = sh.a * sh.groups_long;  // the groups of the longer ranges
-        const int64_t t = J < lead ? J / sh.groups_long : sh.a + (J - lead) / (sh.groups_long - 1);
-        const int64_t q = J < lead ? J % sh.groups_long : (J - lead) % (sh.groups_long - 1);
-        const int64_t d = ge[g] + 4 * (q * kStreamThreads + t) + j % 4;
-        const Carry<CV> w = sv2[i];
-        ent[d] = (uint32_t)w;
-        if constexpr (CV == 8) src[d] = (uint32_t)(w >> 32);
-        else if constexpr (CV == 4) reinterpret_cast<uint32_t *>(val)[d] = (uint32_t)(w >> 32);
-        else if constexpr (CV == 1) val[d] = (uint8_t)(w >> 32);
+        put_entry<CV>(piece_place(ge[g], sh, i - first[g]), sv2[i], ent, src, val);
+    }
+}
+
+// The entries of a piece sorted by row in shared memory, a block a piece (piece_sort_kernel): a
+// counting sort whose cursors (one per row of the partition) are dynamic shared memory, placing
+// tiles of kPieceTile entries in input order, each tile ranked by a stable block radix sort of its
+// rows. The same order as the radix sort of all the entries by (piece, row).
+constexpr int kPieceThreads = 256, kPieceItems = 8, kPieceTile = kPieceThreads * kPieceItems;
+template <int CV> struct PieceSort {
+    using Sort = cubns::BlockRadixSort<uint32_t, kPieceThreads, kPieceItems, Carry<CV>, 5>;
+    using Flags = cubns::BlockDiscontinuity<uint32_t, kPieceThreads>;
+    using Scan = cubns::BlockScan<int32_t, kPieceThreads>;
+    union Temp {
+        typename Sort::TempStorage sort;
+        struct {
+            typename Flags::TempStorage flags;
+            typename Scan::TempStorage scan;
+        } runs;
+    };
+};
+struct Differ {
+    __device__ bool operator()(uint32_t a, uint32_t b) const { return a != b; }
+};
+
+// Piece order[b] (its input entries first[g] .. first[g + 1] - 1, in pair order: the entries of
+// skey / sval / pid1): each entry's row in partition and slot in piece packed, counted by row,
+// then placed by tiles: a tile's entries sorted stably by row, a row's run of them taking the
+// row's next places (its cursor, in input order: a row's entries keep their slots' order).
+template <int CV>
+__global__ void __launch_bounds__(kPieceThreads, 2)
+    piece_sort_kernel(const int32_t *order, const uint32_t *piece_pair, const int64_t *first, const int64_t *ge,
+                      const uint64_t *skey, const Carry<CV> *sval, const uint32_t *pid1, int cbits, int64_t rows, int rbits,
+                      uint32_t *ent, uint32_t *src, uint8_t *val) {
+    using P = PieceSort<CV>;
+    using W = Carry<CV>;
+    __shared__ typename P::Temp temp;
+    extern __shared__ uint32_t cursor[];  // [rows]: each row's count, then its next place
+    const int64_t g = order[blockIdx.x], s = first[g], n = first[g + 1] - s;
+    if (n <= 0) return;  // the whole block
+    const uint32_t base = (uint32_t)((skey[s] >> cbits) * (uint64_t)rows), p0 = piece_pair[g];
+    const int tid = (int)threadIdx.x;
+    for (int64_t r = tid; r < rows; r += kPieceThreads) cursor[r] = 0;
+    __syncthreads();
+    for (int64_t i = tid; i < n; i += kPieceThreads) atomicAdd(&cursor[carried_row(sval[s + i]) - base], 1u);
+    __syncthreads();
+    {  // the counts' running sum: each thread's consecutive rows, the threads in order
+        const int64_t per = (rows + kPieceThreads - 1) / kPieceThreads, r0 = tid * per, r1 = min(rows, r0 + per);
+        int32_t sum = 0, before = 0;
+        for (int64_t r = r0; r < r1; ++r) sum += (int32_t)cursor[r];
+        typename P::Scan(temp.runs.scan).ExclusiveSum(sum, before);
+        for (int64_t r = r0; r < r1; ++r) {
+            const int32_t c = (int32_t)cursor[r];
+            cursor[r] = (uint32_t)before;
+            before += c;
+        }
+    }
+    const int64_t ge0 = ge[g];
+    const StreamPieceShape sh = StreamPieceShape::of((ge[g + 1] - ge0) / 4);
+    for (int64_t t0 = 0; t0 < n; t0 += kPieceTile) {
+        const int nv = (int)min((int64_t)kPieceTile, n - t0);
+        uint32_t key[kPieceItems];
+        W w[kPieceItems];
+#pragma unroll
+        for (int k = 0; k < kPieceItems; ++k) {
+            const int q = tid * kPieceItems + k;
+            key[k] = (uint32_t)rows - 1;  // past the tile's entries: the last row, sorted after them (stable)
+            w[k] = 0;
+            if (q < nv) {
+                const int64_t i = s + t0 + q;
+                const W x = sval[i];
+                const uint32_t r = carried_row(x) - base, packed = r << 16 | (pid1[i] - 1 - p0);
+                key[k] = r;
+                if constexpr (CV == 0) w[k] = packed;
+                else w[k] = ((uint64_t)(uint32_t)x << 32) | packed;
+            }
+        }
+        __syncthreads();  // the tile before has updated its cursors and left temp
+        typename P::Sort(temp.sort).Sort(key, w, 0, rbits);
+        __syncthreads();
+        bool head[kPieceItems], tail[kPieceItems];
+        typename P::Flags(temp.runs.flags).FlagHeadsAndTails(head, tail, key, Differ{});
+        int32_t start[kPieceItems];  // the first position of each one's run of its row
+#pragma unroll
+        for (int k = 0; k < kPieceItems; ++k) start[k] = head[k] ? tid * kPieceItems + k : 0;
+        typename P::Scan(temp.runs.scan).InclusiveScan(start, start, MaxOf<int32_t>{});
+        uint32_t j[kPieceItems];
+#pragma unroll
+        for (int k = 0; k < kPieceItems; ++k) {
+            const int q = tid * kPieceItems + k;
+            j[k] = q < nv ? cursor[key[k]] + (uint32_t)(q - start[k]) : 0u;
+        }
+        __syncthreads();  // every cursor read before a run's last entry moves it
+#pragma unroll
+        for (int k = 0; k < kPieceItems; ++k) {
+            const int q = tid * kPieceItems + k;
+            if (q >= nv) continue;
+            if (tail[k] || q == nv - 1) cursor[key[k]] = j[k] + 1;
+            put_entry<CV>(piece_place(ge0, sh, j[k]), w[k], ent, src, val);
+        }
     }
 }
 
@@ -203,8 +312,8 @@ template <class T> T last_of(CudaBackend &be, const Buffer &b, int64_t n) {
 // keys (uint64 partition << cbits | column, in pair order). CV: what an entry carries through the
 // sorts (Carry); K: the second sort's key.
 template <bool TR, int CV, class K>
-Buffer build_entries(CudaBackend &be, const CudaMatrix &src, StreamPlan &S, int cbits, int kbits,
-                   int rbits) {
+Buffer build_entries(CudaBackend &be, const CudaMatrix &src, const Policy &p, StreamPlan &S, int cbits, int kbits,
+                     int rbits) {
     cudaStream_t st = be.stream();
     const int64_t nnz = src.nvals;
 
@@ -261,55 +370,92 @@ Buffer build_entries(CudaBackend &be, const CudaMatrix &src, StreamPlan &S, int 
                                            S.piece_pair.as<uint32_t>());
     });
 
-    // ---- entries: sorted by (piece, row in partition), each piece padded to a multiple of 4. The
-    // sort's input is in pair order, so a row's entries in a piece (their columns ascending) keep
-    // that order: a stable sort ----
-    const int gbits = std::max(1, bits_for((uint64_t)(S.pieces - 1)));
-    Buffer skey2(&be, (size_t)nnz * sizeof(K)), sv2(&be, (size_t)nnz * sizeof(W));
-    {
-        Buffer key2(&be, (size_t)nnz * sizeof(K)), val2(&be, (size_t)nnz * sizeof(W));
-        launch(be, nnz, [&](unsigned g, int b) {
-            entry_keys_kernel<CV, K><<<g, b, 0, st>>>(nnz, skey.as<uint64_t>(), sval.as<W>(), pid1.as<uint32_t>(), cbits,
-                                                      pp.as<uint32_t>(), S.part_piece.as<int32_t>(), S.rows, S.slots, rbits,
-                                                      key2.as<K>(), val2.as<W>());
-        });
-        skey = Buffer();
-        sval = Buffer();
-        pid1 = Buffer();
-        pp = Buffer();
-        be.cub_call([&](void *tmp, size_t &bytes) {
-            return cubns::DeviceRadixSort::SortPairs(tmp, bytes, key2.as<K>(), skey2.as<K>(), val2.as<W>(), sv2.as<W>(), nnz,
-                                                     0, gbits + rbits, st);
-        });
-    }
-    Buffer raw(&be, (size_t)(S.pieces + 1) * 8), padded(&be, (size_t)(S.pieces + 1) * 8);
-    S.piece_entry = Buffer(&be, (size_t)(S.pieces + 1) * 8);
+    // ---- entries: sorted by (piece, row in partition), each piece padded to a multiple of 4; a
+    // row's entries in a piece keep their pair order (their columns ascending). A piece's entries
+    // are consecutive in pair order: sorted in shared memory, a block a piece (piece_sort_kernel),
+    // where the largest piece is a small enough share of the work and a partition's cursors fit;
+    // else by a stable radix sort of all the entries by (piece, row). The two give the same plan ----
+    Buffer first(&be, (size_t)(S.pieces + 1) * 8), padded(&be, (size_t)(S.pieces + 1) * 8),
+        id(&be, (size_t)(S.pieces + 1) * 4);
     launch(be, S.pieces + 1, [&](unsigned g, int b) {
-        piece_bounds_kernel<K><<<g, b, 0, st>>>(S.pieces, nnz, skey2.as<K>(), rbits, raw.as<int64_t>());
+        piece_first_kernel<<<g, b, 0, st>>>(S.pieces, nnz, pid1.as<uint32_t>(), S.piece_pair.as<uint32_t>(), first.as<int64_t>());
     });
-    launch(be, S.pieces + 1, [&](unsigned g, int b) { piece_padded_kernel<<<g, b, 0, st>>>(S.pieces, raw.as<int64_t>(), padded.as<int64_t>()); });
+    launch(be, S.pieces + 1, [&](unsigned g, int b) {
+        piece_padded_kernel<<<g, b, 0, st>>>(S.pieces, first.as<int64_t>(), padded.as<int64_t>(), id.as<int32_t>());
+    });
+    S.piece_entry = Buffer(&be, (size_t)(S.pieces + 1) * 8);
     be.cub_call([&](void *tmp, size_t &bytes) {
         return cubns::DeviceScan::ExclusiveSum(tmp, bytes, padded.as<int64_t>(), S.piece_entry.as<int64_t>(), S.pieces + 1, st);
     });
-    padded = Buffer();
     S.entries = last_of<int64_t>(be, S.piece_entry, S.pieces + 1);
-    S.ent = Buffer(&be, (size_t)S.entries * 4);
-    be.set_bytes(S.ent.get(), 0xff, (size_t)S.entries * 4);
-    // the values: carried (zero under the pads), or (8 bytes) gathered by their places
-    Buffer vsrc;
-    if constexpr (CV == 8) {
-        vsrc = Buffer(&be, (size_t)S.entries * 4);
-        be.set_bytes(vsrc.get(), 0xff, (size_t)S.entries * 4);  // kNoValue: pads' values are zero
-    } else if constexpr (CV != 0) {
-        S.val = Buffer(&be, (size_t)S.entries * CV);
-        be.set_bytes(S.val.get(), 0, (size_t)S.entries * CV);
+    // the pieces by entries, most first (the launch order of the sort in pieces), and the most
+    Buffer order(&be, (size_t)S.pieces * 4);
+    int64_t most = 0;
+    {
+        Buffer sorted(&be, (size_t)S.pieces * 8);
+        be.cub_call([&](void *tmp, size_t &bytes) {
+            return cubns::DeviceRadixSort::SortPairsDescending(tmp, bytes, padded.as<int64_t>(), sorted.as<int64_t>(),
+                                                               id.as<int32_t>(), order.as<int32_t>(), S.pieces, 0, 64, st);
+        });
+        be.download(&most, sorted.get(), 8);
     }
-    launch(be, nnz, [&](unsigned g, int b) {
-        place_kernel<K, CV><<<g, b, 0, st>>>(nnz, skey2.as<K>(), sv2.as<W>(), rbits, raw.as<int64_t>(), S.piece_entry.as<int64_t>(),
-                                             S.ent.as<uint32_t>(), vsrc.as<uint32_t>(), S.val.as<uint8_t>());
-    });
-    skey2 = Buffer();
-    sv2 = Buffer();
+    padded = Buffer();
+    id = Buffer();
+    const size_t cursor_bytes = (size_t)S.rows * 4;
+    S.piece_sorted = p.stream_piece_sort_share > 0 && (double)most <= p.stream_piece_sort_share * (double)nnz / std::max(1, p.sms) &&
+                     cursor_bytes + sizeof(typename PieceSort<CV>::Temp) <= p.smem_optin;
+    // the plan's entries (0xffffffff pads) and values: carried (zero under the pads), or (8 bytes)
+    // gathered by their places
+    Buffer vsrc;
+    auto outputs = [&] {
+        S.ent = Buffer(&be, (size_t)S.entries * 4);
+        be.set_bytes(S.ent.get(), 0xff, (size_t)S.entries * 4);
+        if constexpr (CV == 8) {
+            vsrc = Buffer(&be, (size_t)S.entries * 4);
+            be.set_bytes(vsrc.get(), 0xff, (size_t)S.entries * 4);  // kNoValue: pads' values are zero
+        } else if constexpr (CV != 0) {
+            S.val = Buffer(&be, (size_t)S.entries * CV);
+            be.set_bytes(S.val.get(), 0, (size_t)S.entries * CV);
+        }
+    };
+    if (S.piece_sorted) {
+        outputs();
+        auto kernel = piece_sort_kernel<CV>;
+        allow_smem(kernel, cursor_bytes);
+        kernel<<<(unsigned)S.pieces, kPieceThreads, cursor_bytes, st>>>(
+            order.as<int32_t>(), S.piece_pair.as<uint32_t>(), first.as<int64_t>(), S.piece_entry.as<int64_t>(), skey.as<uint64_t>(),
+            sval.as<W>(), pid1.as<uint32_t>(), cbits, S.rows, rbits, S.ent.as<uint32_t>(), vsrc.as<uint32_t>(), S.val.as<uint8_t>());
+        PSV_CUDA_LAUNCH_CHECK();
+        skey = Buffer();
+        sval = Buffer();
+        pid1 = Buffer();
+    } else {
+        order = Buffer();
+        const int gbits = std::max(1, bits_for((uint64_t)(S.pieces - 1)));
+        Buffer skey2(&be, (size_t)nnz * sizeof(K)), sv2(&be, (size_t)nnz * sizeof(W));
+        {
+            Buffer key2(&be, (size_t)nnz * sizeof(K)), val2(&be, (size_t)nnz * sizeof(W));
+            launch(be, nnz, [&](unsigned g, int b) {
+                entry_keys_kernel<CV, K><<<g, b, 0, st>>>(nnz, skey.as<uint64_t>(), sval.as<W>(), pid1.as<uint32_t>(), cbits,
+                                                          pp.as<uint32_t>(), S.part_piece.as<int32_t>(), S.rows, S.slots, rbits,
+                                                          key2.as<K>(), val2.as<W>());
+            });
+            skey = Buffer();
+            sval = Buffer();
+            pid1 = Buffer();
+            pp = Buffer();
+            be.cub_call([&](void *tmp, size_t &bytes) {
+                return cubns::DeviceRadixSort::SortPairs(tmp, bytes, key2.as<K>(), skey2.as<K>(), val2.as<W>(), sv2.as<W>(), nnz,
+                                                         0, gbits + rbits, st);
+            });
+        }
+        outputs();
+        launch(be, nnz, [&](unsigned g, int b) {
+            place_kernel<K, CV><<<g, b, 0, st>>>(nnz, skey2.as<K>(), sv2.as<W>(), rbits, first.as<int64_t>(),
+                                                 S.piece_entry.as<int64_t>(), S.ent.as<uint32_t>(), vsrc.as<uint32_t>(),
+                                                 S.val.as<uint8_t>());
+        });
+    }
     if constexpr (CV == 8) {
         S.val = Buffer(&be, (size_t)S.entries * 8);
         gather_values(be, S.entries, vsrc.as<uint32_t>(), src.val.get(), S.val.get(), 8);
@@ -350,10 +496,10 @@ StreamPlan build_stream_plan(CudaBackend &be, const CudaMatrix &M, const Policy 
         constexpr bool TR = decltype(tr)::value;
         using K = decltype(k);
         switch (cv) {
-        case 0: return build_entries<TR, 0, K>(be, src, S, cbits, kbits, rbits);
-        case 1: return build_entries<TR, 1, K>(be, src, S, cbits, kbits, rbits);
-        case 4: return build_entries<TR, 4, K>(be, src, S, cbits, kbits, rbits);
-        default: return build_entries<TR, 8, K>(be, src, S, cbits, kbits, rbits);
+        case 0: return build_entries<TR, 0, K>(be, src, p, S, cbits, kbits, rbits);
+        case 1: return build_entries<TR, 1, K>(be, src, p, S, cbits, kbits, rbits);
+        case 4: return build_entries<TR, 4, K>(be, src, p, S, cbits, kbits, rbits);
+        default: return build_entries<TR, 8, K>(be, src, p, S, cbits, kbits, rbits);
         }
     };
     auto by_key = [&](auto tr) { return key32 ? entries(tr, uint32_t{}) : entries(tr, uint64_t{}); };

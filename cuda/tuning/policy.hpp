@@ -75,6 +75,10 @@ struct Policy {
     int64_t stream_parts_per_sm = 2;     // fewer rows per partition where there would be fewer partitions per SM
     int64_t stream_min_slots = 8192;     // a piece holds at least this many pairs (else fewer rows)
     int64_t stream_slots_max = 65535;    // ... and at most this many
+    // The plan sorts each piece's entries by row in shared memory, a block a piece, where its
+    // largest piece holds at most this share of an SM's part of the entries (nvals / sms); else
+    // (and at 0) by one radix sort of all the entries. The plan is the same either way.
+    double stream_piece_sort_share = 1.0;
     int64_t stream_window_max = 65536;   // the scatter's x window: at most this many columns
     int stream_scatter_waves = 12;       // scatter blocks: at least this many waves of SMs,
     int64_t stream_scatter_block_runs = 32;  // ... where each keeps this many runs a vector it stages

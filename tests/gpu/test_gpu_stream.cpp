@@ -7,8 +7,9 @@
 // pairs (empty rows), a dense block of long rows over the same columns. Also: the plan's counts
 // and device bytes, an AUTO rule that streams, u with absent entries and products wider than the
 // plan's values (the CSR fallback), a mask and an accumulator, an allocation failure while
-// planning, a transpose's plan read from the matrix it transposes against its own, and a streamed
-// transpose's entries built only when a product reads them.
+// planning, a transpose's plan read from the matrix it transposes against its own, a streamed
+// transpose's entries built only when a product reads them, and the plan's entries sorted piece by
+// piece in shared memory against the radix sort of them all.
 #include <cuda_runtime.h>
 
 #include <atomic>
@@ -275,6 +276,59 @@ int transpose_plan(psv_context *gpu, const gputest::Edges &E, bool valued, const
     return 1;
 }
 
+// A piece's entries sorted by row in shared memory (a block a piece) give the plan that the radix
+// sort of all the entries gives, array for array: a matrix's own plan and its transpose's (read
+// from it), pattern and with values of 4, 8 (their places) and 1 byte; each policy took its way.
+int piece_sorts(psv_context *gpu, const gputest::Edges &E, const psv::cuda::Policy &pol, const char *name) {
+    psv_context_set_option(gpu, PSV_OPT_KERNEL, PSV_KERNEL_STREAM);
+    const int64_t nnz = (int64_t)E.rows.size();
+    if (nnz == 0) return 0;
+    std::vector<float> vf;
+    std::vector<double> vd;
+    std::vector<uint8_t> vb;
+    for (int64_t k = 0; k < nnz; ++k) {
+        vf.push_back(0.5f + (float)(k % 5));
+        vd.push_back(0.25 + (double)(k % 9));
+        vb.push_back((uint8_t)(k % 4 != 0));
+    }
+    const struct {
+        psv_type type;
+        const void *vals;
+    } kinds[] = {{PSV_FP32, nullptr}, {PSV_FP32, vf.data()}, {PSV_FP64, vd.data()}, {PSV_BOOL, vb.data()}};
+    for (const auto &kd : kinds) {
+        psv::cuda::StreamPlanCopy own[2], tr[2];
+        for (int way = 0; way < 2; ++way) {
+            psv::cuda::Policy q = pol;
+            q.stream_piece_sort_share = way ? 1e9 : 0.0;
+            psv::cuda::set_policy(gpu, q);
+            psv_matrix *A = nullptr;
+            REQUIRE(psv_matrix_build(gpu, kd.type, E.nrows, E.ncols, nnz, E.rows.data(), E.cols.data(), kd.vals, PSV_FIRST, &A) ==
+                    PSV_SUCCESS);
+            try {
+                own[way] = psv::cuda::download_stream_plan(psv::cuda::store_of(A));
+                const std::unique_ptr<psv::MatrixStore> T = psv::cuda::store_of(A).transposed();
+                psv::cuda::need_stream_values(*T);
+                tr[way] = psv::cuda::download_stream_plan(*T);
+            } catch (const psv::Error &e) {
+                CHECK_MSG(false, "%s: %s", name, e.what());
+            }
+            psv_matrix_free(&A);
+        }
+        for (int t = 0; t < 2; ++t) {
+            const psv::cuda::StreamPlanCopy *P = t ? tr : own;
+            size_t differ = 0;
+            for (size_t k = 0; k < P[0].arrays.size() && k < P[1].arrays.size(); ++k) differ += P[0].arrays[k] != P[1].arrays[k];
+            CHECK_MSG(!P[0].counts.empty() && !P[0].piece_sorted && P[1].piece_sorted && P[0].counts == P[1].counts &&
+                          P[0].arrays.size() == P[1].arrays.size() && differ == 0,
+                      "%s%s (type %d, %s): the plan sorted in pieces (%d) differs from the one sorted whole (%d): %zu arrays differ",
+                      name, t ? " transposed" : "", (int)kd.type, kd.vals ? "valued" : "pattern", (int)P[1].piece_sorted,
+                      (int)P[0].piece_sorted, differ);
+        }
+    }
+    psv::cuda::set_policy(gpu, pol);
+    return 1;
+}
+
 }  // namespace
 
 int main() {
@@ -338,6 +392,18 @@ int main() {
         checks += transpose_plan(gpu, R, true, "rmat", PSV_BOOL);
         for (const Case &cs : cases())
             if (!small) checks += transpose_plan(gpu, edges_for(cs, 5), true, cs.name);
+        // the sort in pieces: R-MAT, and rows whose runs cross its tiles (a dense block: 256 rows of
+        // a partition x 40 columns in one piece, a row's 40 entries across tiles of 2048)
+        checks += piece_sorts(gpu, R, policy, "rmat");
+        {
+            gputest::Edges D;
+            D.nrows = 300;
+            D.ncols = 40;
+            for (int64_t i = 0; i < D.nrows; ++i)
+                for (int64_t j = 0; j < D.ncols; ++j) D.rows.push_back(i), D.cols.push_back(j);
+            checks += piece_sorts(gpu, D, policy, "dense 300 x 40");
+        }
+        if (!small) checks += piece_sorts(gpu, dense_block(), policy, "dense-block");
     }
     // AUTO streams a power-law matrix above the policy's size where the policy lets it (both forced
     // here); by default it does not
