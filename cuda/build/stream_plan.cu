@@ -1,7 +1,8 @@
 // The streamed product's plan (StreamPlan, matrix.cuh), built on the device from the CSR: the
 // (partition, column) pairs by one radix sort of the entries, the pieces, each entry's row and
-// slot in its piece's order by a second sort, and the scatter pass's runs (a partition's pairs of
-// one column block, consecutive) by a third, of the runs alone.
+// slot in its piece's order (a counting sort by row in shared memory, a block a piece, or a second
+// radix sort of all the entries), and the scatter pass's runs (a partition's pairs of one column
+// block, consecutive) by a third sort, of the runs alone.
 // A transpose's plan reads the entries of the matrix it transposes instead: they are in column
 // order already, so its first sort is by partition only.
 #include <cub/cub.cuh>
@@ -111,11 +112,12 @@ __global__ void piece_padded_kernel(int64_t pieces, const int64_t *first, int64_
 
 // Sorted entry j of a piece (its entries' first place ge0, its shape sh) to its place in ent:
 // the piece's ranges of groups of 4, group-interleaved (StreamPieceShape, cuda/build/matrix.cuh).
-__device__ __forceinline__ int64_t piece_place(int64_t ge0, const StreamPieceShape &sh, int64_t j) {
-    const int64_t J = j / 4, lead = sh.a * sh.groups_long;  // the groups of the longer ranges
-    const int64_t t = J < lead ? J / sh.groups_long : sh.a + (J - lead) / (sh.groups_long - 1);
-    const int64_t q = J < lead ? J % sh.groups_long : (J - lead) % (sh.groups_long - 1);
-    return ge0 + 4 * (q * kStreamThreads + t) + j % 4;
+// A piece's entries and groups number less than 2^32 (the plan's pair ids are 32-bit).
+__device__ __forceinline__ int64_t piece_place(int64_t ge0, const StreamPieceShape &sh, uint32_t j) {
+    const uint32_t J = j / 4, gl = (uint32_t)sh.groups_long, a = (uint32_t)sh.a, lead = a * gl;  // the longer ranges' groups
+    const uint32_t t = J < lead ? J / gl : a + (J - lead) / (gl - 1);
+    const uint32_t q = J < lead ? J % gl : (J - lead) % (gl - 1);
+    return ge0 + 4 * ((int64_t)q * kStreamThreads + t) + j % 4;
 }
 // An entry's carry at place d: ent, and (valued) its value or the source position of its value.
 template <int CV> __device__ __forceinline__ void put_entry(int64_t d, Carry<CV> w, uint32_t *ent, uint32_t *src, uint8_t *val) {
@@ -132,105 +134,102 @@ __global__ void place_kernel(int64_t nnz, const K *skey2, const Carry<CV> *sv2, 
     PSV_GRID_LOOP(i, nnz) {
         const int64_t g = (int64_t)(skey2[i] >> rbits);
         const StreamPieceShape sh = StreamPieceShape::of((ge[g + 1] - ge[g]) / 4);
-        put_entry<CV>(piece_place(ge[g], sh, i - first[g]), sv2[i], ent, src, val);
+        put_entry<CV>(piece_place(ge[g], sh, (uint32_t)(i - first[g])), sv2[i], ent, src, val);
     }
 }
 
 // The entries of a piece sorted by row in shared memory, a block a piece (piece_sort_kernel): a
-// counting sort whose cursors (one per row of the partition) are dynamic shared memory, placing
-// tiles of kPieceTile entries in input order, each tile ranked by a stable block radix sort of its
-// rows. The same order as the radix sort of all the entries by (piece, row).
-constexpr int kPieceThreads = 256, kPieceItems = 8, kPieceTile = kPieceThreads * kPieceItems;
-template <int CV> struct PieceSort {
-    using Sort = cubns::BlockRadixSort<uint32_t, kPieceThreads, kPieceItems, Carry<CV>, 5>;
-    using Flags = cubns::BlockDiscontinuity<uint32_t, kPieceThreads>;
-    using Scan = cubns::BlockScan<int32_t, kPieceThreads>;
-    union Temp {
-        typename Sort::TempStorage sort;
-        struct {
-            typename Flags::TempStorage flags;
-            typename Scan::TempStorage scan;
-        } runs;
-    };
-};
-struct Differ {
-    __device__ bool operator()(uint32_t a, uint32_t b) const { return a != b; }
-};
+// stable counting sort, one cursor per row of the partition (dynamic shared memory). A tile of
+// kPieceTile entries in input order is kPieceWarps warps' consecutive runs of kPieceItems x 32; a
+// warp groups its 32 entries of one step by row (match), and the warps take the cursors in turn,
+// each its steps in order: a row's entries take its places in input order, the order the radix
+// sort of all the entries by (piece, row) gives them.
+constexpr int kPieceThreads = 256, kPieceWarps = kPieceThreads / 32, kPieceItems = 8;
+constexpr int kPieceTile = kPieceThreads * kPieceItems;
+using PieceScan = cubns::BlockScan<int32_t, kPieceThreads>;
 
 // Piece order[b] (its input entries first[g] .. first[g + 1] - 1, in pair order: the entries of
-// skey / sval / pid1): each entry's row in partition and slot in piece packed, counted by row,
-// then placed by tiles: a tile's entries sorted stably by row, a row's run of them taking the
-// row's next places (its cursor, in input order: a row's entries keep their slots' order).
+// skey / sval / pid1): each entry's row in partition and slot in piece packed, the rows counted,
+// the counts summed into each row's first place, then the entries placed tile by tile.
 template <int CV>
-__global__ void __launch_bounds__(kPieceThreads, 2)
+__global__ void __launch_bounds__(kPieceThreads)
     piece_sort_kernel(const int32_t *order, const uint32_t *piece_pair, const int64_t *first, const int64_t *ge,
-                      const uint64_t *skey, const Carry<CV> *sval, const uint32_t *pid1, int cbits, int64_t rows, int rbits,
+                      const uint64_t *skey, const Carry<CV> *sval, const uint32_t *pid1, int cbits, int64_t rows,
                       uint32_t *ent, uint32_t *src, uint8_t *val) {
-    using P = PieceSort<CV>;
     using W = Carry<CV>;
-    __shared__ typename P::Temp temp;
+    constexpr uint32_t kNone = 0xffffffffu;  // past the piece: no row
+    __shared__ typename PieceScan::TempStorage scan;
     extern __shared__ uint32_t cursor[];  // [rows]: each row's count, then its next place
     const int64_t g = order[blockIdx.x], s = first[g], n = first[g + 1] - s;
     if (n <= 0) return;  // the whole block
     const uint32_t base = (uint32_t)((skey[s] >> cbits) * (uint64_t)rows), p0 = piece_pair[g];
-    const int tid = (int)threadIdx.x;
+    const int tid = (int)threadIdx.x, warp = tid / 32, lane = tid % 32;
+    const uint32_t below = (1u << lane) - 1;
     for (int64_t r = tid; r < rows; r += kPieceThreads) cursor[r] = 0;
     __syncthreads();
-    for (int64_t i = tid; i < n; i += kPieceThreads) atomicAdd(&cursor[carried_row(sval[s + i]) - base], 1u);
+    for (int64_t i0 = 0; i0 < n; i0 += kPieceThreads) {  // counted a row's group of a warp at once
+        const int64_t i = i0 + tid;
+        const uint32_t r = i < n ? carried_row(sval[s + i]) - base : kNone;
+        const uint32_t m = __match_any_sync(0xffffffffu, r);
+        if (r != kNone && lane == __ffs(m) - 1) atomicAdd(&cursor[r], (uint32_t)__popc(m));
+    }
     __syncthreads();
     {  // the counts' running sum: each thread's consecutive rows, the threads in order
         const int64_t per = (rows + kPieceThreads - 1) / kPieceThreads, r0 = tid * per, r1 = min(rows, r0 + per);
         int32_t sum = 0, before = 0;
         for (int64_t r = r0; r < r1; ++r) sum += (int32_t)cursor[r];
-        typename P::Scan(temp.runs.scan).ExclusiveSum(sum, before);
+        PieceScan(scan).ExclusiveSum(sum, before);
         for (int64_t r = r0; r < r1; ++r) {
             const int32_t c = (int32_t)cursor[r];
             cursor[r] = (uint32_t)before;
             before += c;
         }
     }
+    __syncthreads();
     const int64_t ge0 = ge[g];
     const StreamPieceShape sh = StreamPieceShape::of((ge[g + 1] - ge0) / 4);
     for (int64_t t0 = 0; t0 < n; t0 += kPieceTile) {
-        const int nv = (int)min((int64_t)kPieceTile, n - t0);
-        uint32_t key[kPieceItems];
+        uint32_t r[kPieceItems], rank[kPieceItems], got[kPieceItems];
+        int leader[kPieceItems];
         W w[kPieceItems];
 #pragma unroll
-        for (int k = 0; k < kPieceItems; ++k) {
-            const int q = tid * kPieceItems + k;
-            key[k] = (uint32_t)rows - 1;  // past the tile's entries: the last row, sorted after them (stable)
+        for (int k = 0; k < kPieceItems; ++k) {  // step k of this warp: 32 consecutive entries
+            const int64_t i = t0 + (int64_t)(warp * kPieceItems + k) * 32 + lane;
+            r[k] = kNone;
             w[k] = 0;
-            if (q < nv) {
-                const int64_t i = s + t0 + q;
-                const W x = sval[i];
-                const uint32_t r = carried_row(x) - base, packed = r << 16 | (pid1[i] - 1 - p0);
-                key[k] = r;
+            if (i < n) {
+                const W x = sval[s + i];
+                r[k] = carried_row(x) - base;
+                const uint32_t packed = r[k] << 16 | (pid1[s + i] - 1 - p0);
                 if constexpr (CV == 0) w[k] = packed;
                 else w[k] = ((uint64_t)(uint32_t)x << 32) | packed;
             }
         }
-        __syncthreads();  // the tile before has updated its cursors and left temp
-        typename P::Sort(temp.sort).Sort(key, w, 0, rbits);
-        __syncthreads();
-        bool head[kPieceItems], tail[kPieceItems];
-        typename P::Flags(temp.runs.flags).FlagHeadsAndTails(head, tail, key, Differ{});
-        int32_t start[kPieceItems];  // the first position of each one's run of its row
-#pragma unroll
-        for (int k = 0; k < kPieceItems; ++k) start[k] = head[k] ? tid * kPieceItems + k : 0;
-        typename P::Scan(temp.runs.scan).InclusiveScan(start, start, MaxOf<int32_t>{});
-        uint32_t j[kPieceItems];
 #pragma unroll
         for (int k = 0; k < kPieceItems; ++k) {
-            const int q = tid * kPieceItems + k;
-            j[k] = q < nv ? cursor[key[k]] + (uint32_t)(q - start[k]) : 0u;
+            const uint32_t m = __match_any_sync(0xffffffffu, r[k]);
+            rank[k] = (uint32_t)__popc(m & below);
+            leader[k] = __ffs(m) - 1;
+            got[k] = (uint32_t)__popc(m);  // the group's count; its leader's becomes the row's first place
         }
-        __syncthreads();  // every cursor read before a run's last entry moves it
+        for (int turn = 0; turn < kPieceWarps; ++turn) {
+            if (warp == turn) {
+#pragma unroll
+                for (int k = 0; k < kPieceItems; ++k) {
+                    if (r[k] != kNone && lane == leader[k]) {
+                        const uint32_t c = cursor[r[k]];
+                        cursor[r[k]] = c + got[k];
+                        got[k] = c;
+                    }
+                    __syncwarp();  // the next step's leaders read what this one's wrote
+                }
+            }
+            __syncthreads();
+        }
 #pragma unroll
         for (int k = 0; k < kPieceItems; ++k) {
-            const int q = tid * kPieceItems + k;
-            if (q >= nv) continue;
-            if (tail[k] || q == nv - 1) cursor[key[k]] = j[k] + 1;
-            put_entry<CV>(piece_place(ge0, sh, j[k]), w[k], ent, src, val);
+            const uint32_t first_place = __shfl_sync(0xffffffffu, got[k], leader[k]);
+            if (r[k] != kNone) put_entry<CV>(piece_place(ge0, sh, first_place + rank[k]), w[k], ent, src, val);
         }
     }
 }
@@ -388,22 +387,23 @@ Buffer build_entries(CudaBackend &be, const CudaMatrix &src, const Policy &p, St
         return cubns::DeviceScan::ExclusiveSum(tmp, bytes, padded.as<int64_t>(), S.piece_entry.as<int64_t>(), S.pieces + 1, st);
     });
     S.entries = last_of<int64_t>(be, S.piece_entry, S.pieces + 1);
-    // the pieces by entries, most first (the launch order of the sort in pieces), and the most
-    Buffer order(&be, (size_t)S.pieces * 4);
-    int64_t most = 0;
-    {
+    // the sort in pieces where the policy allows it and a partition's cursors fit: its launch
+    // order (the pieces by entries, most first), taken where the most is small enough
+    const size_t cursor_bytes = (size_t)S.rows * 4;
+    Buffer order;
+    if (p.stream_piece_sort_share > 0 && cursor_bytes + sizeof(typename PieceScan::TempStorage) <= p.smem_optin) {
+        order = Buffer(&be, (size_t)S.pieces * 4);
         Buffer sorted(&be, (size_t)S.pieces * 8);
         be.cub_call([&](void *tmp, size_t &bytes) {
             return cubns::DeviceRadixSort::SortPairsDescending(tmp, bytes, padded.as<int64_t>(), sorted.as<int64_t>(),
                                                                id.as<int32_t>(), order.as<int32_t>(), S.pieces, 0, 64, st);
         });
+        int64_t most = 0;
         be.download(&most, sorted.get(), 8);
+        S.piece_sorted = (double)most <= p.stream_piece_sort_share * (double)nnz / std::max(1, p.sms);
     }
     padded = Buffer();
     id = Buffer();
-    const size_t cursor_bytes = (size_t)S.rows * 4;
-    S.piece_sorted = p.stream_piece_sort_share > 0 && (double)most <= p.stream_piece_sort_share * (double)nnz / std::max(1, p.sms) &&
-                     cursor_bytes + sizeof(typename PieceSort<CV>::Temp) <= p.smem_optin;
     // the plan's entries (0xffffffff pads) and values: carried (zero under the pads), or (8 bytes)
     // gathered by their places
     Buffer vsrc;
@@ -424,7 +424,7 @@ Buffer build_entries(CudaBackend &be, const CudaMatrix &src, const Policy &p, St
         allow_smem(kernel, cursor_bytes);
         kernel<<<(unsigned)S.pieces, kPieceThreads, cursor_bytes, st>>>(
             order.as<int32_t>(), S.piece_pair.as<uint32_t>(), first.as<int64_t>(), S.piece_entry.as<int64_t>(), skey.as<uint64_t>(),
-            sval.as<W>(), pid1.as<uint32_t>(), cbits, S.rows, rbits, S.ent.as<uint32_t>(), vsrc.as<uint32_t>(), S.val.as<uint8_t>());
+            sval.as<W>(), pid1.as<uint32_t>(), cbits, S.rows, S.ent.as<uint32_t>(), vsrc.as<uint32_t>(), S.val.as<uint8_t>());
         PSV_CUDA_LAUNCH_CHECK();
         skey = Buffer();
         sval = Buffer();

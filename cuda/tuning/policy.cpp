@@ -66,9 +66,11 @@ Policy select_policy(const DeviceTraits &d) {
     p.stream_parts_per_sm = 2;
     p.stream_min_slots = 8192;
     p.stream_slots_max = 65535;
-    // a piece's entries sorted by row in shared memory where the largest piece is at most an SM's
-    // part of the work: its block then ends no later than the SMs' fair share of the sort
-    p.stream_piece_sort_share = 1.0;
+    // a piece's entries sorted by row in shared memory (a block a piece) where the largest piece
+    // is at most an SM's part of the work, so that its block ends no later than the SMs' fair
+    // share: 1.0 once measured. Off (0) until the warp-ranked kernel has run on a device; its
+    // first version (a block radix sort a tile) was measured mixed (docs/design.md, section 11)
+    p.stream_piece_sort_share = 0.0;
     p.stream_window_max = 65536;
     // the scatter's column blocks vary in pairs, and two run per SM: a dozen waves of SMs even
     // out the SMs' shares (R-MAT 24: 585 column blocks, 1 block each -> 3), but not below a run

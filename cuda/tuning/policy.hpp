@@ -78,7 +78,7 @@ struct Policy {
     // The plan sorts each piece's entries by row in shared memory, a block a piece, where its
     // largest piece holds at most this share of an SM's part of the entries (nvals / sms); else
     // (and at 0) by one radix sort of all the entries. The plan is the same either way.
-    double stream_piece_sort_share = 1.0;
+    double stream_piece_sort_share = 0.0;
     int64_t stream_window_max = 65536;   // the scatter's x window: at most this many columns
     int stream_scatter_waves = 12;       // scatter blocks: at least this many waves of SMs,
     int64_t stream_scatter_block_runs = 32;  // ... where each keeps this many runs a vector it stages
