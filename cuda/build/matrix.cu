@@ -348,8 +348,7 @@ void CudaMatrix::need_stream_values() const {
     be_->activate();
     // the same shape (the last rebuild's policy and value size), read from the transposed matrix
     // while this one's entries are not built; built whole before it replaces the plan held
-    StreamPlan with = build_stream_plan(*be_, *this, policy, stream.vb, csr_source_, true);
-    stream = std::move(with);
+    stream = build_stream_plan(*be_, *this, policy, stream.vb, csr_source_, true);
 }
 
 std::unique_ptr<MatrixStore> CudaMatrix::symmetric_pattern() const {

@@ -99,15 +99,12 @@ __global__ void iota_kernel(int64_t n, uint32_t *v) {
 }
 
 // the first entry (pair order) of each piece: the first whose pair is its first pair, and each
-// piece's length padded to a multiple of 4 (its id beside, for the launch order)
+// piece's length padded to a multiple of 4
 __global__ void piece_first_kernel(int64_t pieces, int64_t nnz, const uint32_t *pid1, const uint32_t *gp, int64_t *first) {
     PSV_GRID_LOOP(g, pieces + 1) first[g] = lower_bound_d<uint32_t>(pid1, nnz, gp[g] + 1);
 }
-__global__ void piece_padded_kernel(int64_t pieces, const int64_t *first, int64_t *padded, int32_t *id) {
-    PSV_GRID_LOOP(g, pieces + 1) {
-        padded[g] = g < pieces ? (first[g + 1] - first[g] + 3) / 4 * 4 : 0;
-        id[g] = (int32_t)g;
-    }
+__global__ void piece_padded_kernel(int64_t pieces, const int64_t *first, int64_t *padded) {
+    PSV_GRID_LOOP(g, pieces + 1) padded[g] = g < pieces ? (first[g + 1] - first[g] + 3) / 4 * 4 : 0;
 }
 
 // Sorted entry j of a piece (its entries' first place ge0, its shape sh) to its place in ent:
@@ -153,7 +150,7 @@ using PieceScan = cubns::BlockScan<int32_t, kPieceThreads>;
 // the counts summed into each row's first place, then the entries placed tile by tile.
 template <int CV>
 __global__ void __launch_bounds__(kPieceThreads)
-    piece_sort_kernel(const int32_t *order, const uint32_t *piece_pair, const int64_t *first, const int64_t *ge,
+    piece_sort_kernel(const uint32_t *order, const uint32_t *piece_pair, const int64_t *first, const int64_t *ge,
                       const uint64_t *skey, const Carry<CV> *sval, const uint32_t *pid1, int cbits, int64_t rows,
                       uint32_t *ent, uint32_t *src, uint8_t *val) {
     using W = Carry<CV>;
@@ -374,13 +371,12 @@ Buffer build_entries(CudaBackend &be, const CudaMatrix &src, const Policy &p, St
     // are consecutive in pair order: sorted in shared memory, a block a piece (piece_sort_kernel),
     // where the largest piece is a small enough share of the work and a partition's cursors fit;
     // else by a stable radix sort of all the entries by (piece, row). The two give the same plan ----
-    Buffer first(&be, (size_t)(S.pieces + 1) * 8), padded(&be, (size_t)(S.pieces + 1) * 8),
-        id(&be, (size_t)(S.pieces + 1) * 4);
+    Buffer first(&be, (size_t)(S.pieces + 1) * 8), padded(&be, (size_t)(S.pieces + 1) * 8);
     launch(be, S.pieces + 1, [&](unsigned g, int b) {
         piece_first_kernel<<<g, b, 0, st>>>(S.pieces, nnz, pid1.as<uint32_t>(), S.piece_pair.as<uint32_t>(), first.as<int64_t>());
     });
     launch(be, S.pieces + 1, [&](unsigned g, int b) {
-        piece_padded_kernel<<<g, b, 0, st>>>(S.pieces, first.as<int64_t>(), padded.as<int64_t>(), id.as<int32_t>());
+        piece_padded_kernel<<<g, b, 0, st>>>(S.pieces, first.as<int64_t>(), padded.as<int64_t>());
     });
     S.piece_entry = Buffer(&be, (size_t)(S.pieces + 1) * 8);
     be.cub_call([&](void *tmp, size_t &bytes) {
@@ -393,17 +389,17 @@ Buffer build_entries(CudaBackend &be, const CudaMatrix &src, const Policy &p, St
     Buffer order;
     if (p.stream_piece_sort_share > 0 && cursor_bytes + sizeof(typename PieceScan::TempStorage) <= p.smem_optin) {
         order = Buffer(&be, (size_t)S.pieces * 4);
-        Buffer sorted(&be, (size_t)S.pieces * 8);
+        Buffer id(&be, (size_t)S.pieces * 4), sorted(&be, (size_t)S.pieces * 8);
+        launch(be, S.pieces, [&](unsigned g, int b) { iota_kernel<<<g, b, 0, st>>>(S.pieces, id.as<uint32_t>()); });
         be.cub_call([&](void *tmp, size_t &bytes) {
             return cubns::DeviceRadixSort::SortPairsDescending(tmp, bytes, padded.as<int64_t>(), sorted.as<int64_t>(),
-                                                               id.as<int32_t>(), order.as<int32_t>(), S.pieces, 0, 64, st);
+                                                               id.as<uint32_t>(), order.as<uint32_t>(), S.pieces, 0, 64, st);
         });
         int64_t most = 0;
         be.download(&most, sorted.get(), 8);
         S.piece_sorted = (double)most <= p.stream_piece_sort_share * (double)nnz / std::max(1, p.sms);
     }
     padded = Buffer();
-    id = Buffer();
     // the plan's entries (0xffffffff pads) and values: carried (zero under the pads), or (8 bytes)
     // gathered by their places
     Buffer vsrc;
@@ -423,7 +419,7 @@ Buffer build_entries(CudaBackend &be, const CudaMatrix &src, const Policy &p, St
         auto kernel = piece_sort_kernel<CV>;
         allow_smem(kernel, cursor_bytes);
         kernel<<<(unsigned)S.pieces, kPieceThreads, cursor_bytes, st>>>(
-            order.as<int32_t>(), S.piece_pair.as<uint32_t>(), first.as<int64_t>(), S.piece_entry.as<int64_t>(), skey.as<uint64_t>(),
+            order.as<uint32_t>(), S.piece_pair.as<uint32_t>(), first.as<int64_t>(), S.piece_entry.as<int64_t>(), skey.as<uint64_t>(),
             sval.as<W>(), pid1.as<uint32_t>(), cbits, S.rows, S.ent.as<uint32_t>(), vsrc.as<uint32_t>(), S.val.as<uint8_t>());
         PSV_CUDA_LAUNCH_CHECK();
         skey = Buffer();
